@@ -1,0 +1,88 @@
+//===- Compiler.h - torch dialect text -> native code ----------*- C++ -*-===//
+//
+// The public entry point of mlir_lowering. It exposes no MLIR or LLVM types so
+// that ltc_backend (which includes torch headers) can use it without paying for
+// MLIR headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LTC_MLIR_COMPILER_COMPILER_H
+#define LTC_MLIR_COMPILER_COMPILER_H
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ltc_mlir {
+
+/// How an argument or result of the compiled entry point is passed.
+enum class ValueKind {
+  Tensor, ///< memref descriptor of a contiguous row-major buffer
+  Int,    ///< int64_t
+  Float,  ///< double
+};
+
+/// Signature element of the compiled entry point.
+struct ValueDesc {
+  ValueKind kind = ValueKind::Tensor;
+  /// Element type spelled as in the torch dialect: "f32", "f64", "f16",
+  /// "bf16", "si64", "si32", "si16", "si8", "ui8", "i1". Empty for scalars.
+  std::string dtype;
+  std::vector<int64_t> shape; ///< static shape (tensors only)
+};
+
+struct CompileOptions {
+  /// When non-empty, <dumpDir>/<dumpName>.{torch,linalg,llvm}.mlir are written.
+  std::string dumpDir;
+  std::string dumpName = "graph";
+  /// LLVM optimization level of the generated code (0-3).
+  unsigned optLevel = 3;
+  /// Resolves external symbols the generated code calls (OpenMP runtime
+  /// entry points such as __kmpc_fork_call, runtime microkernels). Returns
+  /// nullptr for unknown names, which are then looked up in the process.
+  std::function<void *(const std::string &)> symbolResolver;
+};
+
+/// A compiled graph. `entry` follows MLIR's packed C-interface convention:
+/// `entry(args)` where `args` has one slot per input followed by one slot per
+/// output, in signature order:
+///  - Tensor: args[i] points to a `void*` that points to a
+///    StridedMemRefType-layout descriptor {T* allocated, T* aligned,
+///    int64_t offset, int64_t sizes[rank], int64_t strides[rank]}.
+///    Outputs are preallocated by the caller and written in place.
+///  - Int / Float: args[i] points to an int64_t / double.
+/// Thread-safety: `entry` may be called concurrently with distinct buffers.
+struct CompiledFunction {
+  using PackedEntry = void (*)(void **);
+  PackedEntry entry = nullptr;
+  std::vector<ValueDesc> inputs;
+  std::vector<ValueDesc> outputs;
+  /// Owns the JIT-compiled code; `entry` is valid while this is alive.
+  std::shared_ptr<void> owner;
+};
+
+struct CompileResult {
+  /// Null when compilation failed; then `error` says why.
+  std::shared_ptr<CompiledFunction> function;
+  std::string error;
+  /// Names of torch ops (e.g. "aten.round") that could not be lowered.
+  std::vector<std::string> unsupportedOps;
+  /// Path of the torch-dialect module written on failure (or when dumping),
+  /// replayable with `ltc-mlir-opt --ltc-torch-to-llvm`.
+  std::string reproducerPath;
+  double compileTimeMs = 0.0;
+};
+
+/// Parses a torch-dialect module whose single function is `@forward`, lowers
+/// it to linalg, then LLVM, and JIT-compiles it in-process. Never throws and
+/// never aborts on bad input: problems are reported in the result.
+CompileResult compileTorchModule(const std::string &torchDialectText,
+                                 const CompileOptions &options);
+
+/// Directory for reproducers of failed compiles when no dump dir is set.
+void setReproducerDir(const std::string &dir);
+
+} // namespace ltc_mlir
+
+#endif // LTC_MLIR_COMPILER_COMPILER_H

@@ -1,0 +1,281 @@
+//===- TorchOps.td - torch dialect operations --------------*- tablegen -*-===//
+//
+// Op names follow the ATen schema: `torch.aten.<name>[.<overload>]`, operand
+// names follow the schema's argument names (so `getSelf()`, `getAlpha()`...).
+// ltc_backend emits these ops from the TorchScript graph LTC builds, using the
+// node's schema name and overload; an op missing here is reported as
+// unsupported and the graph falls back.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LTC_MLIR_TORCH_OPS
+#define LTC_MLIR_TORCH_OPS
+
+include "ltc_mlir/Dialect/Torch/IR/TorchTypes.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+//===----------------------------------------------------------------------===//
+// Constants and lists
+//===----------------------------------------------------------------------===//
+
+def Torch_ConstantIntOp : Torch_Op<"constant.int", [ConstantLike, Pure]> {
+  let summary = "TorchScript int constant";
+  let arguments = (ins I64Attr:$value);
+  let results = (outs Torch_Int:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+def Torch_ConstantFloatOp : Torch_Op<"constant.float", [ConstantLike, Pure]> {
+  let summary = "TorchScript float constant";
+  let arguments = (ins F64Attr:$value);
+  let results = (outs Torch_Float:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+def Torch_ConstantBoolOp : Torch_Op<"constant.bool", [ConstantLike, Pure]> {
+  let summary = "TorchScript bool constant";
+  let arguments = (ins BoolAttr:$value);
+  let results = (outs Torch_Bool:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
+def Torch_ConstantNoneOp : Torch_Op<"constant.none", [ConstantLike, Pure]> {
+  let summary = "TorchScript None";
+  let arguments = (ins);
+  let results = (outs Torch_None:$result);
+  let assemblyFormat = "attr-dict";
+  let hasFolder = 1;
+}
+def Torch_PrimListConstructOp : Torch_Op<"prim.ListConstruct", [Pure]> {
+  let summary = "builds a list; every element has the list's element type";
+  let arguments = (ins Variadic<AnyType>:$elements);
+  let results = (outs Torch_List:$result);
+  let assemblyFormat = "$elements attr-dict `:` functional-type($elements, $result)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// ATen ops
+//===----------------------------------------------------------------------===//
+
+class Torch_AtenOp<string mnemonic, list<Trait> traits = []>
+    : Torch_Op<"aten." # mnemonic, !listconcat([Pure], traits)> {
+  let assemblyFormat = "operands attr-dict `:` functional-type(operands, results)";
+}
+
+// Elementwise ops with ATen broadcasting; the result dtype comes from LTC.
+class Torch_ElementwiseOp<string mnemonic> : Torch_AtenOp<mnemonic> {
+  let hasVerifier = 1;
+}
+class Torch_UnaryOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+class Torch_BinaryOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+class Torch_BinaryAlphaOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other, Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+class Torch_BinaryScalarOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+class Torch_BinaryScalarAlphaOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other, Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
+def Torch_AtenAddTensorOp : Torch_BinaryAlphaOp<"add.Tensor"> { let summary = "self + alpha * other"; }
+def Torch_AtenSubTensorOp : Torch_BinaryAlphaOp<"sub.Tensor"> { let summary = "self - alpha * other"; }
+def Torch_AtenMulTensorOp : Torch_BinaryOp<"mul.Tensor"> { let summary = "self * other"; }
+def Torch_AtenDivTensorOp : Torch_BinaryOp<"div.Tensor"> { let summary = "self / other (true division)"; }
+def Torch_AtenMaximumOp : Torch_BinaryOp<"maximum"> { let summary = "elementwise max"; }
+def Torch_AtenMinimumOp : Torch_BinaryOp<"minimum"> { let summary = "elementwise min"; }
+def Torch_AtenAddScalarOp : Torch_BinaryScalarAlphaOp<"add.Scalar"> { let summary = "self + alpha * other"; }
+def Torch_AtenSubScalarOp : Torch_BinaryScalarAlphaOp<"sub.Scalar"> { let summary = "self - alpha * other"; }
+def Torch_AtenMulScalarOp : Torch_BinaryScalarOp<"mul.Scalar"> { let summary = "self * other"; }
+def Torch_AtenDivScalarOp : Torch_BinaryScalarOp<"div.Scalar"> { let summary = "self / other"; }
+def Torch_AtenPowTensorScalarOp : Torch_ElementwiseOp<"pow.Tensor_Scalar"> {
+  let summary = "self ** exponent";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$exponent);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenPowTensorTensorOp : Torch_ElementwiseOp<"pow.Tensor_Tensor"> {
+  let summary = "self ** exponent";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$exponent);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenNegOp : Torch_UnaryOp<"neg"> { let summary = "-self"; }
+def Torch_AtenReluOp : Torch_UnaryOp<"relu"> { let summary = "max(self, 0)"; }
+def Torch_AtenExpOp : Torch_UnaryOp<"exp"> { let summary = "exp(self)"; }
+def Torch_AtenLogOp : Torch_UnaryOp<"log"> { let summary = "log(self)"; }
+def Torch_AtenTanhOp : Torch_UnaryOp<"tanh"> { let summary = "tanh(self)"; }
+def Torch_AtenSigmoidOp : Torch_UnaryOp<"sigmoid"> { let summary = "1 / (1 + exp(-self))"; }
+def Torch_AtenSqrtOp : Torch_UnaryOp<"sqrt"> { let summary = "sqrt(self)"; }
+def Torch_AtenRsqrtOp : Torch_UnaryOp<"rsqrt"> { let summary = "1 / sqrt(self)"; }
+def Torch_AtenAbsOp : Torch_UnaryOp<"abs"> { let summary = "|self|"; }
+def Torch_AtenThresholdBackwardOp : Torch_ElementwiseOp<"threshold_backward"> {
+  let summary = "self <= threshold ? 0 : grad_output";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self, Torch_Scalar:$threshold);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// Constructors that only keep the shape of their input.
+def Torch_AtenZeroOp : Torch_AtenOp<"zero"> {
+  let summary = "zeros shaped like self (functional zero_)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenFillScalarOp : Torch_AtenOp<"fill.Scalar"> {
+  let summary = "value, shaped like self (functional fill_)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Linear algebra
+//===----------------------------------------------------------------------===//
+
+def Torch_AtenMmOp : Torch_AtenOp<"mm"> {
+  let summary = "matrix product [M,K] x [K,N] -> [M,N]";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenBmmOp : Torch_AtenOp<"bmm"> {
+  let summary = "batched matrix product [B,M,K] x [B,K,N] -> [B,M,N]";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenAddmmOp : Torch_AtenOp<"addmm"> {
+  let summary = "beta * self + alpha * (mat1 x mat2), self broadcast to [M,N]";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat1, Torch_VTensor:$mat2,
+                       Torch_Scalar:$beta, Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement (LTC functionalizes views into *_copy ops)
+//===----------------------------------------------------------------------===//
+
+def Torch_AtenTCopyOp : Torch_AtenOp<"t_copy"> {
+  let summary = "transpose of a tensor of rank <= 2";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenTransposeCopyIntOp : Torch_AtenOp<"transpose_copy.int"> {
+  let summary = "swaps dims dim0 and dim1";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim0, Torch_Int:$dim1);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenPermuteCopyOp : Torch_AtenOp<"permute_copy"> {
+  let summary = "permutes dims";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$dims);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenViewCopyOp : Torch_AtenOp<"view_copy"> {
+  let summary = "reshape of a contiguous tensor (one size may be -1)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$size);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenExpandCopyOp : Torch_AtenOp<"expand_copy"> {
+  let summary = "broadcast to size (-1 keeps a dim)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$size, Torch_Bool:$implicit);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenUnsqueezeCopyOp : Torch_AtenOp<"unsqueeze_copy"> {
+  let summary = "inserts a size-1 dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy"> {
+  let summary = "identity (autograd detach)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenCloneOp : Torch_AtenOp<"clone"> {
+  let summary = "copy";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$memory_format);
+  let results = (outs Torch_VTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions
+//===----------------------------------------------------------------------===//
+
+def Torch_AtenSumOp : Torch_AtenOp<"sum"> {
+  let summary = "sum of all elements (0-dim result)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenSumDimIntListOp : Torch_AtenOp<"sum.dim_IntList"> {
+  let summary = "sum over dims (None or [] = all), optionally keeping them";
+  let arguments = (ins Torch_VTensor:$self, AnyTypeOf<[Torch_List, Torch_None]>:$dim,
+                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenMeanOp : Torch_AtenOp<"mean"> {
+  let summary = "mean of all elements (0-dim result)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenMeanDimOp : Torch_AtenOp<"mean.dim"> {
+  let summary = "mean over dims, optionally keeping them";
+  let arguments = (ins Torch_VTensor:$self, AnyTypeOf<[Torch_List, Torch_None]>:$dim,
+                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
+//===----------------------------------------------------------------------===//
+// Softmax family and losses
+//===----------------------------------------------------------------------===//
+
+def Torch_AtenLogSoftmaxOp : Torch_AtenOp<"_log_softmax"> {
+  let summary = "log(softmax(self, dim))";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_Bool:$half_to_float);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenLogSoftmaxBackwardDataOp : Torch_AtenOp<"_log_softmax_backward_data"> {
+  let summary = "grad_output - exp(output) * sum(grad_output, dim)";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output,
+                       Torch_Int:$dim, Torch_Int:$input_dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenSoftmaxOp : Torch_AtenOp<"_softmax"> {
+  let summary = "softmax(self, dim)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_Bool:$half_to_float);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenSoftmaxBackwardDataOp : Torch_AtenOp<"_softmax_backward_data"> {
+  let summary = "output * (grad_output - sum(grad_output * output, dim))";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output,
+                       Torch_Int:$dim, Torch_Int:$input_dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenNllLossForwardOp : Torch_AtenOp<"nll_loss_forward"> {
+  let summary = "negative log likelihood; returns (output, total_weight)";
+  let description = [{
+    `self` is [N,C] (or [C]) log-probabilities, `target` [N] (or []) class
+    indices (si64). reduction: 0 none, 1 mean, 2 sum. Targets equal to
+    ignore_index contribute nothing.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_OptionalVTensor:$weight, Torch_Int:$reduction,
+                       Torch_Int:$ignore_index);
+  let results = (outs Torch_VTensor:$output, Torch_VTensor:$total_weight);
+}
+def Torch_AtenNllLossBackwardOp : Torch_AtenOp<"nll_loss_backward"> {
+  let summary = "gradient of nll_loss_forward with respect to self";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_OptionalVTensor:$weight,
+                       Torch_Int:$reduction, Torch_Int:$ignore_index,
+                       Torch_VTensor:$total_weight);
+  let results = (outs Torch_VTensor:$result);
+}
+
+#endif // LTC_MLIR_TORCH_OPS
