@@ -17,7 +17,11 @@ def Torch_Dialect : Dialect {
     `!torch.none`, `!torch.list<T>`).
   }];
   let useDefaultTypePrinterParser = 1;
-  let hasConstantMaterializer = 0;
+  // Lets canonicalization re-create torch constants that folders produce.
+  let hasConstantMaterializer = 1;
+  let extraClassDeclaration = [{
+    void registerTypes();
+  }];
 }
 
 class Torch_Type<string name, string typeMnemonic, list<Trait> traits = []>

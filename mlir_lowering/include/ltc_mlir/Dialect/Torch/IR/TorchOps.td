@@ -65,6 +65,12 @@ class Torch_AtenOp<string mnemonic, list<Trait> traits = []>
 // Elementwise ops with ATen broadcasting; the result dtype comes from LTC.
 class Torch_ElementwiseOp<string mnemonic> : Torch_AtenOp<mnemonic> {
   let hasVerifier = 1;
+  // One shared check: every tensor operand broadcasts to the result shape.
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::ltc_mlir::torch::verifyElementwiseOp(getOperation());
+    }
+  }];
 }
 class Torch_UnaryOp<string mnemonic> : Torch_ElementwiseOp<mnemonic> {
   let arguments = (ins Torch_VTensor:$self);

@@ -44,13 +44,17 @@ def Torch_ListType : Torch_Type<"List", "list"> {
 def Torch_VTensor : Type<CPred<"::llvm::isa<::ltc_mlir::torch::ValueTensorType>($_self)">,
                          "torch value tensor", "::ltc_mlir::torch::ValueTensorType">;
 def Torch_Int : Type<CPred<"::llvm::isa<::ltc_mlir::torch::IntType>($_self)">,
-                     "torch int", "::ltc_mlir::torch::IntType">;
+    "torch int", "::ltc_mlir::torch::IntType">,
+    BuildableType<"::ltc_mlir::torch::IntType::get($_builder.getContext())">;
 def Torch_Float : Type<CPred<"::llvm::isa<::ltc_mlir::torch::FloatType>($_self)">,
-                       "torch float", "::ltc_mlir::torch::FloatType">;
+    "torch float", "::ltc_mlir::torch::FloatType">,
+    BuildableType<"::ltc_mlir::torch::FloatType::get($_builder.getContext())">;
 def Torch_Bool : Type<CPred<"::llvm::isa<::ltc_mlir::torch::BoolType>($_self)">,
-                      "torch bool", "::ltc_mlir::torch::BoolType">;
+    "torch bool", "::ltc_mlir::torch::BoolType">,
+    BuildableType<"::ltc_mlir::torch::BoolType::get($_builder.getContext())">;
 def Torch_None : Type<CPred<"::llvm::isa<::ltc_mlir::torch::NoneType>($_self)">,
-                      "torch none", "::ltc_mlir::torch::NoneType">;
+    "torch none", "::ltc_mlir::torch::NoneType">,
+    BuildableType<"::ltc_mlir::torch::NoneType::get($_builder.getContext())">;
 def Torch_List : Type<CPred<"::llvm::isa<::ltc_mlir::torch::ListType>($_self)">,
                       "torch list", "::ltc_mlir::torch::ListType">;
 

@@ -1,0 +1,62 @@
+// computation: one synced LTC graph, compiled natively or kept for fallback.
+#pragma once
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/lazy/backend/lowering_context.h>
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ltc_mlir/runtime/executable.h"
+
+namespace ltc_mlir {
+namespace backend {
+
+class MlirComputation : public torch::lazy::Computation {
+ public:
+  MlirComputation(std::shared_ptr<torch::jit::Graph> graph,
+                  std::vector<torch::lazy::Shape> parameter_shapes,
+                  std::vector<torch::lazy::Shape> result_shapes);
+
+  int parameters_size() const override { return parameter_names_.size(); }
+  const std::vector<torch::lazy::Shape>& parameter_shapes() const override {
+    return parameter_shapes_;
+  }
+  const std::vector<std::string>& parameter_names() const override {
+    return parameter_names_;
+  }
+  const torch::lazy::Shape& result_shape() const override { return result_shape_; }
+  // The torch-dialect module when one was emitted, else the TorchScript graph.
+  const std::string to_string() const override;
+
+  const std::shared_ptr<torch::jit::Graph>& graph() const { return graph_; }
+  const std::vector<torch::lazy::Shape>& result_shapes() const { return result_shapes_; }
+
+  // Set once by Compile().
+  std::string name;            // graph_<hash of the torch-dialect text>
+  std::string torch_dialect;   // what was handed to mlir_lowering
+  std::shared_ptr<runtime::Executable> executable;  // null: fallback path
+  std::vector<std::string> fallback_ops;            // why it fell back, as op names
+  std::string fallback_reason;
+  std::atomic<int64_t> executions{0};
+
+  bool is_native() const { return executable != nullptr; }
+  // TorchScript executor for the fallback path, created on first use.
+  torch::jit::GraphExecutor& fallback_executor();
+
+ private:
+  std::shared_ptr<torch::jit::Graph> graph_;
+  std::vector<torch::lazy::Shape> parameter_shapes_;
+  std::vector<torch::lazy::Shape> result_shapes_;
+  std::vector<std::string> parameter_names_;
+  torch::lazy::Shape result_shape_;
+  std::once_flag fallback_once_;
+  std::unique_ptr<torch::jit::GraphExecutor> fallback_executor_;
+};
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,62 @@
+#include "ltc_backend/lowering_context.h"
+
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+
+#include "ltc_backend/computation.h"
+
+namespace ltc_mlir {
+namespace backend {
+
+MlirLoweringContext::MlirLoweringContext(const std::string& name,
+                                         torch::lazy::BackendDevice device)
+    : TSLoweringContext(name, std::move(device)) {}
+
+MlirLoweringContext::MlirLoweringContext(
+    const std::string& name, torch::lazy::BackendDevice device,
+    c10::ArrayRef<torch::lazy::Node*> post_order,
+    torch::lazy::Util::EmissionMap emit_status)
+    : TSLoweringContext(name, std::move(device), post_order, std::move(emit_status)),
+      post_order_(post_order.begin(), post_order.end()) {}
+
+size_t MlirLoweringContext::AddResult(const torch::lazy::Output& output) {
+  results_.push_back(output);
+  return TSLoweringContext::AddResult(output);
+}
+
+void MlirLoweringContext::Annotate(const torch::lazy::Output& output) {
+  torch::jit::Value* value = nullptr;
+  try {
+    value = GetOutputOp(output);
+  } catch (const c10::Error&) {
+    return;  // an output the TS lowering never materialized: nothing to type
+  }
+  // Scalars (int/float graph inputs, constants) keep their TorchScript type.
+  if (!value->type()->cast<c10::TensorType>()) return;
+  const torch::lazy::Shape& shape = output.shape();
+  value->setType(c10::TensorType::createContiguous(shape.scalar_type(), c10::kCPU,
+                                                   shape.sizes()));
+}
+
+torch::lazy::ComputationPtr MlirLoweringContext::Build() {
+  for (const torch::lazy::Node* node : post_order_)
+    for (size_t i = 0; i < node->num_outputs(); ++i)
+      Annotate(torch::lazy::Output(node, i));
+  for (const torch::lazy::Output& out : results_) Annotate(out);
+
+  auto ts = std::static_pointer_cast<torch::lazy::TSComputation>(
+      TSLoweringContext::Build());
+  std::shared_ptr<torch::jit::Graph> graph = ts->graph();
+  // LTC leaves unused tuples and duplicated list constants behind.
+  torch::jit::EliminateDeadCode(graph);
+
+  std::vector<torch::lazy::Shape> parameter_shapes;
+  for (const torch::lazy::BackendDataPtr& data : parameters_)
+    parameter_shapes.push_back(data->shape());
+  std::vector<torch::lazy::Shape> result_shapes;
+  for (const torch::lazy::Output& out : results_) result_shapes.push_back(out.shape());
+  return std::make_shared<MlirComputation>(graph, std::move(parameter_shapes),
+                                           std::move(result_shapes));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

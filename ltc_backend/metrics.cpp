@@ -1,0 +1,102 @@
+#include "ltc_backend/metrics.h"
+
+#include <torch/csrc/lazy/core/metrics.h>
+
+#include <iomanip>
+#include <mutex>
+#include <sstream>
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+std::mutex mu;
+MetricsSnapshot state;
+// LTC's boxed eager fallback counts each op under an "aten::<op>" counter;
+// reset() remembers their values so metrics() reports the difference.
+std::map<std::string, int64_t> eager_baseline;
+constexpr size_t kMaxReasons = 64;
+
+std::map<std::string, int64_t> EagerFallbackCounters() {
+  std::map<std::string, int64_t> out;
+  for (const std::string& name : torch::lazy::GetCounterNames()) {
+    if (name.rfind("aten::", 0) != 0) continue;
+    if (torch::lazy::CounterData* c = torch::lazy::GetCounter(name))
+      out[name] = c->Value();
+  }
+  return out;
+}
+
+}  // namespace
+
+void Metrics::RecordCompile(const std::string& graph_name, double ms) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.compile_count++;
+  state.compile_time_ms += ms;
+  if (state.compiled_graphs.size() < kMaxReasons) state.compiled_graphs.push_back(graph_name);
+}
+
+void Metrics::RecordFallbackGraph(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.fallback_graph_count++;
+  if (state.fallback_reasons.size() < kMaxReasons) state.fallback_reasons.push_back(reason);
+}
+
+void Metrics::RecordExecution(bool native, bool cache_hit, double ms,
+                              const std::vector<std::string>& fallback_ops) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.execute_count++;
+  state.execute_time_ms += ms;
+  if (cache_hit) state.cache_hits++;
+  if (native) {
+    state.native_execute_count++;
+  } else {
+    state.fallback_execute_count++;
+    for (const std::string& op : fallback_ops) state.fallback_ops[op]++;
+  }
+}
+
+MetricsSnapshot Metrics::Get() {
+  std::map<std::string, int64_t> eager = EagerFallbackCounters();
+  std::lock_guard<std::mutex> lock(mu);
+  MetricsSnapshot out = state;
+  for (const auto& kv : eager) {
+    auto base = eager_baseline.find(kv.first);
+    int64_t n = kv.second - (base == eager_baseline.end() ? 0 : base->second);
+    if (n > 0) out.fallback_ops[kv.first] += n;
+  }
+  return out;
+}
+
+void Metrics::Reset() {
+  std::map<std::string, int64_t> eager = EagerFallbackCounters();
+  std::lock_guard<std::mutex> lock(mu);
+  state = MetricsSnapshot();
+  eager_baseline = std::move(eager);
+}
+
+std::string Metrics::Report() {
+  MetricsSnapshot m = Get();
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(1);
+  os << "ltc_mlir metrics\n"
+     << "  graphs compiled natively : " << m.compile_count << " (" << m.compile_time_ms
+     << " ms compiling)\n"
+     << "  graph executions         : " << m.execute_count << " (" << m.native_execute_count
+     << " native, " << m.fallback_execute_count << " fallback; " << m.execute_time_ms
+     << " ms)\n"
+     << "  compile cache hits       : " << m.cache_hits << "\n"
+     << "  fallback graphs          : " << m.fallback_graph_count << "\n";
+  if (m.fallback_ops.empty()) {
+    os << "  fallback ops             : none\n";
+  } else {
+    os << "  fallback ops (op: count) :\n";
+    for (const auto& kv : m.fallback_ops) os << "    " << kv.first << ": " << kv.second << "\n";
+  }
+  for (const std::string& r : m.fallback_reasons) os << "  fell back: " << r << "\n";
+  for (const std::string& g : m.compiled_graphs) os << "  compiled: " << g << "\n";
+  return os.str();
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,39 @@
+// metrics: what ran natively, what fell back and why, and how long it took.
+// Thread-safe. Exposed to Python as ltc_mlir.metrics() (keys in DESIGN.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ltc_mlir {
+namespace backend {
+
+struct MetricsSnapshot {
+  int64_t compile_count = 0;         // graphs compiled to native code
+  int64_t cache_hits = 0;            // executions of an already-compiled graph
+  int64_t execute_count = 0;         // graph executions (native or fallback)
+  int64_t native_execute_count = 0;
+  double compile_time_ms = 0;        // native compiles, incl. lowering + JIT
+  double execute_time_ms = 0;        // all graph executions
+  int64_t fallback_graph_count = 0;  // graphs that could not compile natively
+  int64_t fallback_execute_count = 0;
+  std::map<std::string, int64_t> fallback_ops;  // op -> ops run outside native code
+  std::vector<std::string> fallback_reasons;    // one line per fallback graph
+  std::vector<std::string> compiled_graphs;     // names of native graphs
+};
+
+class Metrics {
+ public:
+  static void RecordCompile(const std::string& graph_name, double ms);
+  static void RecordFallbackGraph(const std::string& reason);
+  static void RecordExecution(bool native, bool cache_hit, double ms,
+                              const std::vector<std::string>& fallback_ops);
+  static MetricsSnapshot Get();  // includes the eager-fallback op counters
+  static void Reset();
+  static std::string Report();
+};
+
+}  // namespace backend
+}  // namespace ltc_mlir

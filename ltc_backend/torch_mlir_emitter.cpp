@@ -1,0 +1,287 @@
+#include "ltc_backend/torch_mlir_emitter.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+#include <unordered_map>
+
+namespace ltc_mlir {
+namespace backend {
+
+std::string DtypeName(c10::ScalarType type) {
+  switch (type) {
+    case c10::ScalarType::Float: return "f32";
+    case c10::ScalarType::Double: return "f64";
+    case c10::ScalarType::Half: return "f16";
+    case c10::ScalarType::BFloat16: return "bf16";
+    case c10::ScalarType::Long: return "si64";
+    case c10::ScalarType::Int: return "si32";
+    case c10::ScalarType::Short: return "si16";
+    case c10::ScalarType::Char: return "si8";
+    case c10::ScalarType::Byte: return "ui8";
+    case c10::ScalarType::Bool: return "i1";
+    default: return "";
+  }
+}
+
+namespace {
+
+std::string TensorTypeText(c10::ScalarType dtype, c10::ArrayRef<int64_t> sizes) {
+  std::ostringstream os;
+  os << "!torch.vtensor<[";
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? "," : "") << sizes[i];
+  os << "]," << DtypeName(dtype) << ">";
+  return os.str();
+}
+
+// MLIR float attribute text that round-trips exactly (hex for inf/nan).
+std::string FloatAttrText(double v) {
+  if (!std::isfinite(v)) {
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "0x%016llX", (unsigned long long)bits);
+    return std::string(buf) + " : f64";
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.17e", v);
+  return std::string(buf) + " : f64";
+}
+
+class Emitter {
+ public:
+  Emitter(const torch::jit::Graph& graph,
+          const std::vector<torch::lazy::Shape>& input_shapes)
+      : graph_(graph), input_shapes_(input_shapes) {}
+
+  EmittedModule Run() {
+    std::ostringstream sig;
+    size_t index = 0;
+    for (const torch::jit::Value* input : graph_.inputs()) {
+      std::string name = "%arg" + std::to_string(index);
+      std::string type;
+      const c10::TypePtr& t = input->type();
+      if (t->kind() == c10::TypeKind::IntType) {
+        type = "!torch.int";
+      } else if (t->kind() == c10::TypeKind::FloatType) {
+        type = "!torch.float";
+      } else if (t->cast<c10::TensorType>() && index < input_shapes_.size()) {
+        const torch::lazy::Shape& s = input_shapes_[index];
+        if (!CheckDtype(s.scalar_type(), "graph input")) type = "none";
+        else type = TensorTypeText(s.scalar_type(), s.sizes());
+      } else {
+        Unsupported("input of type " + t->str(), "graph inputs must be tensors, int or float");
+        type = "none";
+      }
+      sig << (index ? ", " : "") << name << ": " << type;
+      Bind(input, name, type);
+      ++index;
+    }
+    for (const torch::jit::Node* node : graph_.nodes()) EmitNode(node);
+
+    std::ostringstream results, result_types;
+    bool first = true;
+    for (const torch::jit::Value* out : graph_.outputs()) {
+      results << (first ? "" : ", ") << Name(out);
+      result_types << (first ? "" : ", ") << Type(out);
+      first = false;
+    }
+    std::ostringstream os;
+    os << "module {\n  func.func @forward(" << sig.str() << ") -> ("
+       << result_types.str() << ") {\n"
+       << body_.str() << "    return";
+    if (!first) os << " " << results.str() << " : " << result_types.str();
+    os << "\n  }\n}\n";
+    module_.text = os.str();
+    return std::move(module_);
+  }
+
+ private:
+  void Unsupported(const std::string& what, const std::string& why) {
+    module_.unsupported_ops.push_back(what);
+    module_.reasons.push_back(what + ": " + why);
+  }
+
+  bool CheckDtype(c10::ScalarType dtype, const std::string& where) {
+    if (!DtypeName(dtype).empty()) return true;
+    Unsupported(where, std::string("dtype ") + c10::toString(dtype) +
+                           " is not supported by the native compiler");
+    return false;
+  }
+
+  void Bind(const torch::jit::Value* v, std::string name, std::string type) {
+    names_[v] = {std::move(name), std::move(type)};
+  }
+  const std::string& Name(const torch::jit::Value* v) { return Lookup(v).first; }
+  const std::string& Type(const torch::jit::Value* v) { return Lookup(v).second; }
+  const std::pair<std::string, std::string>& Lookup(const torch::jit::Value* v) {
+    auto it = names_.find(v);
+    if (it == names_.end()) {
+      // A value produced by a construct we did not emit: keep the text
+      // well-formed enough to report, the graph falls back anyway.
+      Unsupported("value %" + v->debugName(), "produced by an unsupported construct");
+      it = names_.emplace(v, std::make_pair("%undef" + std::to_string(next_++),
+                                            std::string("none"))).first;
+    }
+    return it->second;
+  }
+
+  std::string Fresh() { return "%" + std::to_string(next_++); }
+
+  // Emits `%r = "op"(operands) {attrs} : (types) -> type` and returns %r.
+  std::string EmitOp(const std::string& op, const std::vector<std::string>& operands,
+                     const std::vector<std::string>& operand_types,
+                     const std::string& attrs, const std::string& result_type) {
+    std::string r = Fresh();
+    body_ << "    " << r << " = \"" << op << "\"(";
+    for (size_t i = 0; i < operands.size(); ++i) body_ << (i ? ", " : "") << operands[i];
+    body_ << ")";
+    if (!attrs.empty()) body_ << " {" << attrs << "}";
+    body_ << " : (";
+    for (size_t i = 0; i < operand_types.size(); ++i)
+      body_ << (i ? ", " : "") << operand_types[i];
+    body_ << ") -> " << result_type << "\n";
+    return r;
+  }
+
+  void EmitConstant(const torch::jit::Node* node) {
+    const torch::jit::Value* out = node->output();
+    c10::optional<c10::IValue> iv = torch::jit::toIValue(out);
+    if (!iv) return Unsupported("prim::Constant", "constant without a value");
+    if (iv->isNone()) {
+      Bind(out, EmitOp("torch.constant.none", {}, {}, "", "!torch.none"), "!torch.none");
+    } else if (iv->isBool()) {
+      Bind(out, EmitOp("torch.constant.bool", {}, {}, std::string("value = ") +
+                       (iv->toBool() ? "true" : "false"), "!torch.bool"), "!torch.bool");
+    } else if (iv->isInt()) {
+      Bind(out, EmitInt(iv->toInt()), "!torch.int");
+    } else if (iv->isDouble()) {
+      Bind(out, EmitOp("torch.constant.float", {}, {},
+                       "value = " + FloatAttrText(iv->toDouble()), "!torch.float"),
+           "!torch.float");
+    } else if (iv->isIntList()) {
+      std::vector<std::string> elems, types;
+      for (int64_t v : iv->toIntVector()) {
+        elems.push_back(EmitInt(v));
+        types.push_back("!torch.int");
+      }
+      Bind(out, EmitOp("torch.prim.ListConstruct", elems, types, "", "!torch.list<int>"),
+           "!torch.list<int>");
+    } else {
+      // Devices, strings, tensors, layouts: nothing in the dialect takes them.
+      Unsupported("prim::Constant", "constant of type " + out->type()->str());
+    }
+  }
+
+  std::string EmitInt(int64_t v) {
+    return EmitOp("torch.constant.int", {}, {}, "value = " + std::to_string(v) + " : i64",
+                  "!torch.int");
+  }
+
+  void EmitListConstruct(const torch::jit::Node* node) {
+    std::vector<std::string> elems, types;
+    for (const torch::jit::Value* in : node->inputs()) {
+      elems.push_back(Name(in));
+      types.push_back(Type(in));
+    }
+    std::string elem_type = "int";
+    if (!types.empty()) {
+      elem_type = types[0].rfind("!torch.", 0) == 0 ? types[0].substr(7) : types[0];
+    } else if (!node->output()->type()->cast<c10::ListType>() ||
+               node->output()->type()->cast<c10::ListType>()->getElementType()->kind() !=
+                   c10::TypeKind::IntType) {
+      return Unsupported("prim::ListConstruct", "empty non-int list");
+    }
+    std::string type = "!torch.list<" + elem_type + ">";
+    Bind(node->output(), EmitOp("torch.prim.ListConstruct", elems, types, "", type), type);
+  }
+
+  // Type text of a node output: tensors need the complete type LTC gave them.
+  bool ResultType(const torch::jit::Node* node, const torch::jit::Value* out,
+                  std::string* type) {
+    if (auto tt = out->type()->cast<c10::TensorType>()) {
+      auto sizes = tt->sizes().concrete_sizes();
+      auto dtype = tt->scalarType();
+      if (!sizes || !dtype) {
+        Unsupported(node->kind().toQualString(), "result shape unknown");
+        return false;
+      }
+      if (!CheckDtype(*dtype, node->kind().toQualString())) return false;
+      *type = TensorTypeText(*dtype, *sizes);
+      return true;
+    }
+    switch (out->type()->kind()) {
+      case c10::TypeKind::IntType: *type = "!torch.int"; return true;
+      case c10::TypeKind::FloatType: *type = "!torch.float"; return true;
+      case c10::TypeKind::BoolType: *type = "!torch.bool"; return true;
+      default:
+        Unsupported(node->kind().toQualString(),
+                    "result of type " + out->type()->str());
+        return false;
+    }
+  }
+
+  void EmitAten(const torch::jit::Node* node) {
+    const c10::FunctionSchema* schema = node->maybeSchema();
+    if (!schema) return Unsupported(node->kind().toQualString(), "no schema");
+    std::string name = schema->name();  // "aten::add"
+    std::string op = "torch.aten." + name.substr(name.find("::") + 2);
+    if (!schema->overload_name().empty()) op += "." + schema->overload_name();
+    std::vector<std::string> operands, types;
+    for (const torch::jit::Value* in : node->inputs()) {
+      operands.push_back(Name(in));
+      types.push_back(Type(in));
+    }
+    std::vector<std::string> result_types;
+    for (const torch::jit::Value* out : node->outputs()) {
+      std::string t;
+      if (!ResultType(node, out, &t)) return;
+      result_types.push_back(t);
+    }
+    std::string result_type = result_types.size() == 1 ? result_types[0] : "(";
+    if (result_types.size() != 1) {
+      for (size_t i = 0; i < result_types.size(); ++i)
+        result_type += (i ? ", " : "") + result_types[i];
+      result_type += ")";
+    }
+    std::string r = EmitOp(op, operands, types, "", result_type);
+    if (node->outputs().size() == 1) {
+      Bind(node->output(), r, result_types[0]);
+    } else {
+      // Multi-result ops are written `%r:2 = ...`; patch the result name.
+      std::string body = body_.str();
+      size_t pos = body.rfind("    " + r + " = ");
+      body.replace(pos, 4 + r.size(), "    " + r + ":" + std::to_string(result_types.size()));
+      body_.str(body);
+      body_.seekp(0, std::ios_base::end);
+      for (size_t i = 0; i < node->outputs().size(); ++i)
+        Bind(node->outputs()[i], r + "#" + std::to_string(i), result_types[i]);
+    }
+  }
+
+  void EmitNode(const torch::jit::Node* node) {
+    const c10::Symbol kind = node->kind();
+    if (kind == c10::prim::Constant) return EmitConstant(node);
+    if (kind == c10::prim::ListConstruct) return EmitListConstruct(node);
+    if (kind.is_aten()) return EmitAten(node);
+    Unsupported(kind.toQualString(), "not an ATen op");
+  }
+
+  const torch::jit::Graph& graph_;
+  const std::vector<torch::lazy::Shape>& input_shapes_;
+  std::unordered_map<const torch::jit::Value*, std::pair<std::string, std::string>> names_;
+  std::ostringstream body_;
+  EmittedModule module_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+EmittedModule EmitTorchDialect(const torch::jit::Graph& graph,
+                               const std::vector<torch::lazy::Shape>& input_shapes) {
+  return Emitter(graph, input_shapes).Run();
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

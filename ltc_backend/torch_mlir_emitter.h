@@ -1,0 +1,35 @@
+// torch_mlir_emitter: TorchScript graph (as LTC's TS lowering builds it) ->
+// torch-dialect module text, the contract between ltc_backend and
+// mlir_lowering. Emits the generic op form so that the text does not depend
+// on each op's custom assembly format.
+#pragma once
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/lazy/core/shape.h>
+
+#include <string>
+#include <vector>
+
+namespace ltc_mlir {
+namespace backend {
+
+struct EmittedModule {
+  std::string text;
+  // Ops or constructs this emitter cannot express (e.g. "aten::_to_copy"),
+  // with a reason each; non-empty means the graph must take the fallback path.
+  std::vector<std::string> unsupported_ops;
+  std::vector<std::string> reasons;
+};
+
+// `input_shapes[i]` is the shape/dtype of graph input i when it is a tensor
+// (LTC knows it from the BackendData). Every other tensor value must carry a
+// complete TensorType (the lowering context sets them from LTC's shapes).
+EmittedModule EmitTorchDialect(
+    const torch::jit::Graph& graph,
+    const std::vector<torch::lazy::Shape>& input_shapes);
+
+// "f32", "si64", ... or "" when the dtype has no torch-dialect spelling.
+std::string DtypeName(c10::ScalarType type);
+
+} // namespace backend
+} // namespace ltc_mlir

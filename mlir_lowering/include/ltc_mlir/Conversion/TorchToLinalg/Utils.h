@@ -1,0 +1,148 @@
+//===- Utils.h - helpers shared by the TorchToLinalg patterns --*- C++ -*-===//
+//
+// Reading torch constants, scalar/tensor casts with ATen semantics, ATen
+// broadcasting maps and small linalg/tensor builders. Internal to
+// lib/Conversion/TorchToLinalg.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LTC_MLIR_CONVERSION_TORCHTOLINALG_UTILS_H
+#define LTC_MLIR_CONVERSION_TORCHTOLINALG_UTILS_H
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <optional>
+
+namespace ltc_mlir::torch_to_linalg {
+
+/// Base of all TorchToLinalg patterns: `fail` records the reason with the
+/// type converter (for the pass's "unsupported op" error) and reports a
+/// match failure.
+template <typename OpTy>
+class TorchConversionPattern : public mlir::OpConversionPattern<OpTy> {
+public:
+  using Base = TorchConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  TorchConversionPattern(const TorchTypeConverter &typeConverter,
+                         mlir::MLIRContext *context)
+      : mlir::OpConversionPattern<OpTy>(typeConverter, context),
+        converter(typeConverter) {}
+
+protected:
+  mlir::LogicalResult fail(OpTy op, mlir::ConversionPatternRewriter &rewriter,
+                           const llvm::Twine &why) const {
+    converter.noteFailure(op, why);
+    return rewriter.notifyMatchFailure(op, why);
+  }
+
+  /// Builtin tensor type of a torch tensor type; null if not convertible.
+  mlir::RankedTensorType getTensorType(mlir::Type torchType) const {
+    return llvm::dyn_cast_or_null<mlir::RankedTensorType>(
+        converter.convertType(torchType));
+  }
+
+  const TorchTypeConverter &converter;
+};
+
+//===----------------------------------------------------------------------===//
+// Torch constants. These look through unrealized casts and arith.constant so
+// that they work on original and on already converted operands.
+//===----------------------------------------------------------------------===//
+
+std::optional<int64_t> getConstantInt(mlir::Value value);
+std::optional<double> getConstantFloat(mlir::Value value);
+std::optional<bool> getConstantBool(mlir::Value value);
+/// Elements of a `torch.prim.ListConstruct` of constant ints.
+std::optional<llvm::SmallVector<int64_t>> getConstantIntList(mlir::Value value);
+bool isNone(mlir::Value value);
+
+/// Wraps a possibly negative dim into [0, rank) like ATen's maybe_wrap_dim
+/// (a 0-dim tensor accepts dims -1 and 0). std::nullopt when out of range.
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
+
+//===----------------------------------------------------------------------===//
+// Types and scalars
+//===----------------------------------------------------------------------===//
+
+/// The torch dtype of a vtensor-typed value (null if it is not a vtensor).
+mlir::Type getTorchDtype(mlir::Value torchValue);
+/// Integer dtypes whose builtin (signless) values are zero-extended: ui8, i1.
+bool isUnsignedDtype(mlir::Type torchDtype);
+
+/// Converts a scalar between builtin int/float types like a C++ static_cast
+/// in ATen (int->bool and float->bool are `!= 0`). `srcUnsigned` selects
+/// zero extension / unsigned int->float for the source.
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type dstType, bool srcUnsigned = false);
+/// A scalar constant of an int or float type.
+mlir::Value createScalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Type type, double value);
+
+//===----------------------------------------------------------------------===//
+// Tensor builders
+//===----------------------------------------------------------------------===//
+
+mlir::Value createEmptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::RankedTensorType type);
+/// tensor.empty + linalg.fill with `scalar` (already of the element type).
+mlir::Value createFilledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::RankedTensorType type, mlir::Value scalar);
+mlir::Value createZeroTensor(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType type);
+
+/// The indexing map reading a tensor of `inShape` when iterating over
+/// `outShape` with ATen broadcasting: dims are aligned at the right and
+/// size-1 dims broadcast. Fails when the shapes are not broadcastable.
+mlir::FailureOr<mlir::AffineMap>
+getBroadcastMap(llvm::ArrayRef<int64_t> inShape,
+                llvm::ArrayRef<int64_t> outShape, mlir::MLIRContext *context);
+
+/// (d0, ..., d{rank-1}) -> (the dims not in `droppedDims`).
+mlir::AffineMap getDropDimsMap(unsigned rank,
+                               llvm::ArrayRef<int64_t> droppedDims,
+                               mlir::MLIRContext *context);
+
+/// Body builder of a linalg.generic: gets the payload arguments of the
+/// inputs (not the outputs) and returns the value to yield.
+using ScalarBodyBuilder = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// One parallel linalg.generic producing `resultType` from `inputs`, each
+/// broadcast to the result shape (see getBroadcastMap).
+mlir::FailureOr<mlir::Value>
+createElementwiseOp(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::RankedTensorType resultType, mlir::ValueRange inputs,
+                    ScalarBodyBuilder body);
+
+/// Casts every element of `tensor` to `elementType` (no-op if equal).
+mlir::Value castTensor(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value tensor, mlir::Type elementType,
+                       bool srcUnsigned = false);
+
+/// Reshapes a static tensor to `resultType` (same element count) with
+/// tensor.collapse_shape / tensor.expand_shape: directly when the shapes
+/// are related by merging/splitting adjacent dims, else through 1-D.
+mlir::FailureOr<mlir::Value> createReshape(mlir::OpBuilder &b,
+                                           mlir::Location loc,
+                                           mlir::Value tensor,
+                                           mlir::RankedTensorType resultType);
+
+/// Reduces `input` over the sorted, unique `dims` with a linalg.generic whose
+/// result drops these dims and starts from a fill with `init`. `combine`
+/// gets (element cast by the caller as needed, accumulator).
+mlir::Value createReduction(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+    llvm::ArrayRef<int64_t> dims, mlir::Value init,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value element, mlir::Value acc)>
+        combine);
+
+} // namespace ltc_mlir::torch_to_linalg
+
+#endif // LTC_MLIR_CONVERSION_TORCHTOLINALG_UTILS_H

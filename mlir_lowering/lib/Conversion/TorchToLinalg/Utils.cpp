@@ -1,0 +1,363 @@
+//===- Utils.cpp - helpers shared by the TorchToLinalg patterns -----------===//
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch_to_linalg {
+
+//===----------------------------------------------------------------------===//
+// TorchTypeConverter
+//===----------------------------------------------------------------------===//
+
+TorchTypeConverter::TorchTypeConverter(MLIRContext *context) {
+  // Registered first, so tried last: builtin types, !torch.list and
+  // !torch.none are kept as they are.
+  addConversion([](Type type) { return type; });
+  addConversion([](torch::ValueTensorType type) -> Type {
+    if (!torch::isSupportedDtype(type.getDtype()))
+      return nullptr; // a hard failure, not "try the identity"
+    return type.toBuiltinTensor();
+  });
+  addConversion([](torch::IntType type) -> Type {
+    return IntegerType::get(type.getContext(), 64);
+  });
+  addConversion([](torch::FloatType type) -> Type {
+    return Float64Type::get(type.getContext());
+  });
+  addConversion([](torch::BoolType type) -> Type {
+    return IntegerType::get(type.getContext(), 1);
+  });
+
+  // A torch constant that stays legal (it is erased once unused) but is
+  // also used as a value by a converted op becomes an arith.constant
+  // instead of an unrealized cast.
+  addTargetMaterialization([](OpBuilder &b, Type type, ValueRange inputs,
+                              Location loc) -> Value {
+    if (inputs.size() != 1)
+      return Value();
+    if (type.isInteger(64))
+      if (std::optional<int64_t> v = getConstantInt(inputs[0]))
+        return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*v));
+    if (type.isF64())
+      if (std::optional<double> v = getConstantFloat(inputs[0]))
+        return arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*v));
+    if (type.isInteger(1))
+      if (std::optional<bool> v = getConstantBool(inputs[0]))
+        return arith::ConstantOp::create(b, loc, b.getBoolAttr(*v));
+    return Value();
+  });
+}
+
+void TorchTypeConverter::noteFailure(Operation *op, const Twine &why) const {
+  failureReasons[op] = why.str();
+}
+
+StringRef TorchTypeConverter::getFailureReason(Operation *op) const {
+  auto it = failureReasons.find(op);
+  return it == failureReasons.end() ? StringRef() : StringRef(it->second);
+}
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+static Value lookThroughCasts(Value value) {
+  while (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast.getInputs().size() != 1)
+      break;
+    value = cast.getInputs()[0];
+  }
+  return value;
+}
+
+std::optional<int64_t> getConstantInt(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<torch::ConstantIntOp>())
+    return op.getValueAttr().getInt();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
+        attr && attr.getType().isInteger(64))
+      return attr.getInt();
+  return std::nullopt;
+}
+
+std::optional<double> getConstantFloat(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<torch::ConstantFloatOp>())
+    return op.getValueAttr().getValueAsDouble();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<FloatAttr>(op.getValue()))
+      return attr.getValueAsDouble();
+  return std::nullopt;
+}
+
+std::optional<bool> getConstantBool(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<torch::ConstantBoolOp>())
+    return op.getValue();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
+        attr && attr.getType().isInteger(1))
+      return attr.getValue().getBoolValue();
+  return std::nullopt;
+}
+
+std::optional<SmallVector<int64_t>> getConstantIntList(Value value) {
+  auto list =
+      lookThroughCasts(value).getDefiningOp<torch::PrimListConstructOp>();
+  if (!list)
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (Value element : list.getElements()) {
+    std::optional<int64_t> v = getConstantInt(element);
+    if (!v)
+      return std::nullopt;
+    result.push_back(*v);
+  }
+  return result;
+}
+
+bool isNone(Value value) {
+  return isa<torch::NoneType>(lookThroughCasts(value).getType());
+}
+
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
+  int64_t wrapRank = std::max<int64_t>(rank, 1);
+  if (dim < -wrapRank || dim >= wrapRank)
+    return std::nullopt;
+  return dim < 0 ? dim + wrapRank : dim;
+}
+
+//===----------------------------------------------------------------------===//
+// Types and scalars
+//===----------------------------------------------------------------------===//
+
+Type getTorchDtype(Value torchValue) {
+  if (auto type = dyn_cast<torch::ValueTensorType>(torchValue.getType()))
+    return type.getDtype();
+  return nullptr;
+}
+
+bool isUnsignedDtype(Type torchDtype) {
+  auto intType = dyn_cast_or_null<IntegerType>(torchDtype);
+  return intType && (intType.isUnsigned() || intType.getWidth() == 1);
+}
+
+Value castScalar(OpBuilder &b, Location loc, Value v, Type dstType,
+                 bool srcUnsigned) {
+  Type srcType = v.getType();
+  if (srcType == dstType)
+    return v;
+  auto srcFloat = dyn_cast<FloatType>(srcType);
+  auto dstFloat = dyn_cast<FloatType>(dstType);
+  auto srcInt = dyn_cast<IntegerType>(srcType);
+  auto dstInt = dyn_cast<IntegerType>(dstType);
+  // bool(x) is x != 0 (true for NaN).
+  if (dstInt && dstInt.getWidth() == 1) {
+    Value zero = createScalarConstant(b, loc, srcType, 0.0);
+    if (srcFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v, zero);
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v, zero);
+  }
+  if (srcFloat && dstFloat) {
+    if (srcFloat.getWidth() == dstFloat.getWidth()) // f16 <-> bf16
+      v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
+    if (cast<FloatType>(v.getType()).getWidth() < dstFloat.getWidth())
+      return arith::ExtFOp::create(b, loc, dstType, v);
+    return arith::TruncFOp::create(b, loc, dstType, v);
+  }
+  if (srcInt && dstFloat) {
+    if (srcUnsigned || srcInt.getWidth() == 1)
+      return arith::UIToFPOp::create(b, loc, dstType, v);
+    return arith::SIToFPOp::create(b, loc, dstType, v);
+  }
+  if (srcFloat && dstInt)
+    return arith::FPToSIOp::create(b, loc, dstType, v);
+  if (srcInt && dstInt) {
+    if (srcInt.getWidth() > dstInt.getWidth())
+      return arith::TruncIOp::create(b, loc, dstType, v);
+    if (srcUnsigned || srcInt.getWidth() == 1)
+      return arith::ExtUIOp::create(b, loc, dstType, v);
+    return arith::ExtSIOp::create(b, loc, dstType, v);
+  }
+  llvm_unreachable("castScalar: only int and float types are supported");
+}
+
+Value createScalarConstant(OpBuilder &b, Location loc, Type type,
+                           double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+//===----------------------------------------------------------------------===//
+// Tensor builders
+//===----------------------------------------------------------------------===//
+
+Value createEmptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value createFilledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                         Value scalar) {
+  Value empty = createEmptyTensor(b, loc, type);
+  return linalg::FillOp::create(b, loc, ValueRange{scalar}, ValueRange{empty})
+      .getResult(0);
+}
+
+Value createZeroTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return createFilledTensor(
+      b, loc, type, createScalarConstant(b, loc, type.getElementType(), 0.0));
+}
+
+FailureOr<AffineMap> getBroadcastMap(ArrayRef<int64_t> inShape,
+                                     ArrayRef<int64_t> outShape,
+                                     MLIRContext *context) {
+  if (inShape.size() > outShape.size())
+    return failure();
+  size_t lead = outShape.size() - inShape.size();
+  SmallVector<AffineExpr> exprs;
+  for (auto [i, size] : llvm::enumerate(inShape)) {
+    int64_t outSize = outShape[lead + i];
+    if (size == outSize)
+      exprs.push_back(getAffineDimExpr(lead + i, context));
+    else if (size == 1)
+      exprs.push_back(getAffineConstantExpr(0, context));
+    else
+      return failure();
+  }
+  return AffineMap::get(outShape.size(), 0, exprs, context);
+}
+
+AffineMap getDropDimsMap(unsigned rank, ArrayRef<int64_t> droppedDims,
+                         MLIRContext *context) {
+  SmallVector<AffineExpr> exprs;
+  for (unsigned d = 0; d < rank; ++d)
+    if (!llvm::is_contained(droppedDims, d))
+      exprs.push_back(getAffineDimExpr(d, context));
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+FailureOr<Value> createElementwiseOp(OpBuilder &b, Location loc,
+                                     RankedTensorType resultType,
+                                     ValueRange inputs,
+                                     ScalarBodyBuilder body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value input : inputs) {
+    FailureOr<AffineMap> map = getBroadcastMap(
+        cast<RankedTensorType>(input.getType()).getShape(),
+        resultType.getShape(), context);
+    if (failed(map))
+      return failure();
+    maps.push_back(*map);
+  }
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  Value init = createEmptyTensor(b, loc, resultType);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value result = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, result);
+      });
+  return generic.getResult(0);
+}
+
+Value castTensor(OpBuilder &b, Location loc, Value tensor, Type elementType,
+                 bool srcUnsigned) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (type.getElementType() == elementType)
+    return tensor;
+  auto resultType = type.clone(elementType);
+  // Same shape, so the broadcast maps are identities and cannot fail.
+  return *createElementwiseOp(
+      b, loc, resultType, tensor,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        return castScalar(nb, nloc, args[0], elementType, srcUnsigned);
+      });
+}
+
+FailureOr<Value> createReshape(OpBuilder &b, Location loc, Value tensor,
+                               RankedTensorType resultType) {
+  auto srcType = cast<RankedTensorType>(tensor.getType());
+  if (srcType.getNumElements() != resultType.getNumElements() ||
+      srcType.getElementType() != resultType.getElementType())
+    return failure();
+  if (srcType == resultType)
+    return tensor;
+  ArrayRef<int64_t> srcShape = srcType.getShape();
+  ArrayRef<int64_t> dstShape = resultType.getShape();
+  if (srcShape.size() > dstShape.size())
+    if (auto reassociation =
+            getReassociationIndicesForCollapse(srcShape, dstShape))
+      return tensor::CollapseShapeOp::create(b, loc, resultType, tensor,
+                                             *reassociation)
+          .getResult();
+  if (srcShape.size() < dstShape.size())
+    if (auto reassociation =
+            getReassociationIndicesForCollapse(dstShape, srcShape))
+      return tensor::ExpandShapeOp::create(b, loc, resultType, tensor,
+                                           *reassociation)
+          .getResult();
+  // General case (e.g. [2,3] -> [3,2]): collapse to 1-D and expand again.
+  // Both ranks are >= 1 here, since reshapes from/to 0-d are unit-dim
+  // collapses/expansions handled above.
+  if (srcShape.empty() || dstShape.empty())
+    return failure();
+  auto flatType =
+      RankedTensorType::get({srcType.getNumElements()}, srcType.getElementType());
+  Value flat = tensor;
+  if (srcShape.size() != 1) {
+    ReassociationIndices all =
+        llvm::to_vector(llvm::seq<int64_t>(0, srcShape.size()));
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, tensor,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (dstShape.size() == 1)
+    return flat;
+  ReassociationIndices all =
+      llvm::to_vector(llvm::seq<int64_t>(0, dstShape.size()));
+  return tensor::ExpandShapeOp::create(b, loc, resultType, flat,
+                                       ArrayRef<ReassociationIndices>{all})
+      .getResult();
+}
+
+Value createReduction(
+    OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> dims,
+    Value init,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> resultShape;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!llvm::is_contained(dims, d))
+      resultShape.push_back(inputType.getDimSize(d));
+  auto resultType = RankedTensorType::get(resultShape, init.getType());
+  Value acc = createFilledTensor(b, loc, resultType, init);
+
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 getDropDimsMap(rank, dims, context)};
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(llvm::is_contained(dims, d)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, ValueRange{input}, ValueRange{acc}, maps,
+      iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[0], args[1]));
+      });
+  return generic.getResult(0);
+}
+
+} // namespace ltc_mlir::torch_to_linalg

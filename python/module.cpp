@@ -1,0 +1,35 @@
+// ltc_mlir._C: the Python binding. Thin: all logic lives in ltc_backend.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "ltc_backend/backend_impl.h"
+#include "ltc_backend/config.h"
+#include "ltc_backend/metrics.h"
+
+namespace py = pybind11;
+using namespace ltc_mlir::backend;
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "ltc_mlir native extension";
+  m.def("_init", &InitBackend, "Register the ltc_mlir LTC backend (idempotent).");
+  m.def("_metrics", [] {
+    MetricsSnapshot s = Metrics::Get();
+    py::dict d;
+    d["compile_count"] = s.compile_count;
+    d["cache_hits"] = s.cache_hits;
+    d["execute_count"] = s.execute_count;
+    d["native_execute_count"] = s.native_execute_count;
+    d["compile_time_ms"] = s.compile_time_ms;
+    d["execute_time_ms"] = s.execute_time_ms;
+    d["fallback_graph_count"] = s.fallback_graph_count;
+    d["fallback_execute_count"] = s.fallback_execute_count;
+    d["fallback_ops"] = s.fallback_ops;
+    d["fallback_reasons"] = s.fallback_reasons;
+    d["compiled_graphs"] = s.compiled_graphs;
+    return d;
+  });
+  m.def("_reset_metrics", &Metrics::Reset);
+  m.def("_metrics_report", &Metrics::Report);
+  m.def("_set_dump_dir", &SetDumpDir);
+  m.def("_get_dump_dir", &GetDumpDir);
+}

@@ -1,0 +1,32 @@
+// runtime/openmp.h - the LLVM OpenMP runtime (libomp) used by generated code.
+//
+// Generated code calls __kmpc_* entry points. libtorch uses GCC's libgomp, and
+// libomp also exports GOMP_* and omp_* names, so libomp is opened privately
+// (RTLD_LOCAL) and its symbols are handed to the JIT through resolveSymbol;
+// nothing of it leaks into torch's symbol lookups. Its workers are told not
+// to spin after a parallel region (blocktime 0) so eager torch ops that run
+// between graphs keep both cores.
+#ifndef LTC_MLIR_RUNTIME_OPENMP_H
+#define LTC_MLIR_RUNTIME_OPENMP_H
+
+#include <string>
+
+namespace ltc_mlir {
+namespace runtime {
+
+/// Address of `name` in libomp, or nullptr if libomp does not define it.
+/// Loads libomp on first use. Thread-safe.
+void *resolveOpenMPSymbol(const std::string &name);
+
+/// Threads used by the next graph executions (>= 1). Thread-safe.
+void setNumThreads(int numThreads);
+int getNumThreads();
+
+/// True when libomp could be loaded; otherwise `openMPLoadError()` says why.
+bool openMPAvailable();
+std::string openMPLoadError();
+
+} // namespace runtime
+} // namespace ltc_mlir
+
+#endif // LTC_MLIR_RUNTIME_OPENMP_H

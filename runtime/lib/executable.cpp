@@ -1,0 +1,125 @@
+// Executable: wraps caller buffers in memref descriptors and calls the code.
+#include "ltc_mlir/runtime/executable.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace ltc_mlir {
+namespace runtime {
+
+void applyThreadSettings(); // openmp.cpp
+
+namespace {
+
+const char *kindName(ArgKind k) {
+  switch (k) {
+  case ArgKind::Tensor:
+    return "tensor";
+  case ArgKind::Int:
+    return "int";
+  case ArgKind::Float:
+    return "float";
+  }
+  return "?";
+}
+
+// Layout of MLIR's StridedMemRefType<T, rank>: two pointers, the offset, then
+// `rank` sizes and `rank` strides, all 64-bit. Built for contiguous buffers.
+void buildDescriptor(const ArgSpec &spec, void *data,
+                     std::vector<int64_t> &storage, size_t at) {
+  size_t rank = spec.shape.size();
+  auto ptr = reinterpret_cast<int64_t>(data);
+  storage[at + 0] = ptr; // allocated
+  storage[at + 1] = ptr; // aligned
+  storage[at + 2] = 0;   // offset
+  int64_t stride = 1;
+  for (size_t i = rank; i-- > 0;) {
+    storage[at + 3 + i] = spec.shape[i];
+    storage[at + 3 + rank + i] = stride;
+    stride *= spec.shape[i];
+  }
+}
+
+void checkArgs(const std::vector<ArgSpec> &specs, const std::vector<Arg> &args,
+               const char *what) {
+  if (specs.size() != args.size())
+    throw std::invalid_argument(std::string("ltc_mlir runtime: expected ") +
+                                std::to_string(specs.size()) + " " + what +
+                                ", got " + std::to_string(args.size()));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].kind != args[i].kind)
+      throw std::invalid_argument(
+          std::string("ltc_mlir runtime: ") + what + " #" + std::to_string(i) +
+          " must be a " + kindName(specs[i].kind) + ", got a " +
+          kindName(args[i].kind));
+    if (args[i].kind == ArgKind::Tensor && !args[i].data) {
+      int64_t n = 1;
+      for (int64_t s : specs[i].shape)
+        n *= s;
+      if (n != 0)
+        throw std::invalid_argument(std::string("ltc_mlir runtime: ") + what +
+                                    " #" + std::to_string(i) +
+                                    " has a null buffer");
+    }
+  }
+}
+
+} // namespace
+
+Executable::Executable(PackedEntry entry, std::vector<ArgSpec> inputs,
+                       std::vector<ArgSpec> outputs,
+                       std::shared_ptr<void> owner)
+    : entry_(entry), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
+      owner_(std::move(owner)) {
+  if (!entry_)
+    throw std::invalid_argument("ltc_mlir runtime: null entry point");
+}
+
+void Executable::run(const std::vector<Arg> &inputs,
+                     const std::vector<Arg> &outputs) const {
+  checkArgs(inputs_, inputs, "inputs");
+  checkArgs(outputs_, outputs, "outputs");
+
+  // One flat int64 array holds every descriptor (sizes known up front), so
+  // a call costs a single allocation whatever the argument count.
+  size_t total = inputs_.size() + outputs_.size();
+  size_t words = 0;
+  auto countWords = [&](const std::vector<ArgSpec> &specs) {
+    for (const ArgSpec &s : specs)
+      words += s.kind == ArgKind::Tensor ? 3 + 2 * s.shape.size() : 1;
+  };
+  countWords(inputs_);
+  countWords(outputs_);
+  std::vector<int64_t> storage(words);
+  std::vector<void *> descPtrs(total);
+  std::vector<void *> packed(total);
+
+  size_t at = 0, slot = 0;
+  auto pack = [&](const std::vector<ArgSpec> &specs,
+                  const std::vector<Arg> &args) {
+    for (size_t i = 0; i < specs.size(); ++i, ++slot) {
+      const ArgSpec &s = specs[i];
+      if (s.kind == ArgKind::Tensor) {
+        buildDescriptor(s, args[i].data, storage, at);
+        descPtrs[slot] = &storage[at];
+        packed[slot] = &descPtrs[slot]; // C interface takes descriptor*
+        at += 3 + 2 * s.shape.size();
+      } else if (s.kind == ArgKind::Int) {
+        storage[at] = args[i].intValue;
+        packed[slot] = &storage[at++];
+      } else {
+        double *d = reinterpret_cast<double *>(&storage[at++]);
+        *d = args[i].floatValue;
+        packed[slot] = d;
+      }
+    }
+  };
+  pack(inputs_, inputs);
+  pack(outputs_, outputs);
+
+  applyThreadSettings();
+  entry_(packed.data());
+}
+
+} // namespace runtime
+} // namespace ltc_mlir
