@@ -192,8 +192,15 @@ Value createScalarConstant(OpBuilder &b, Location loc, Type type,
                            double value) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
-  return arith::ConstantOp::create(
-      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+  return createIntConstant(b, loc, type, static_cast<int64_t>(value));
+}
+
+Value createIntConstant(OpBuilder &b, Location loc, Type type,
+                        int64_t value) {
+  // Wraps like a C++ cast to the narrower type.
+  APInt bits(type.getIntOrFloatBitWidth(), static_cast<uint64_t>(value),
+             /*isSigned=*/true, /*implicitTrunc=*/true);
+  return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
 }
 
 //===----------------------------------------------------------------------===//

@@ -83,6 +83,9 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// A scalar constant of an int or float type.
 mlir::Value createScalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Type type, double value);
+/// An integer constant, wrapped to the width of `type` like a C++ cast.
+mlir::Value createIntConstant(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Type type, int64_t value);
 
 //===----------------------------------------------------------------------===//
 // Tensor builders

@@ -1,0 +1,89 @@
+//===- Pipelines.h - ltc_mlir pass pipelines --------------------*- C++ -*-===//
+//
+// The stages a torch-dialect module goes through (each is a named pipeline of
+// ltc-mlir-opt, and the compiler dumps the IR between them):
+//
+//   ltc-torch-to-linalg   torch dialect -> linalg-on-tensors, elementwise fusion
+//   ltc-linalg-to-llvm    tile + vectorize, bufferize, out-params, OpenMP, LLVM
+//   ltc-torch-to-llvm     both
+//
+// Calling convention of the result: `@forward` keeps its inputs (memrefs with
+// identity layout, never written: `bufferization.writable = false`) followed
+// by one caller-allocated out-param memref per result, returns nothing, and
+// carries `llvm.emit_c_interface` (so `_mlir_ciface_forward` exists).
+//
+// Matmul microkernel hook: linalg contractions are tiled and vectorized by
+// `ltc-tile-and-vectorize` (TileAndVectorize.cpp, `planContraction`). To use
+// an external microkernel instead (e.g. `ltc_mlir_rt_sgemm` provided by the
+// runtime and resolved through CompileOptions::symbolResolver), make
+// planContraction return "skip" for the ops the kernel handles and add, right
+// after `one-shot-bufferize` in buildLinalgToLLVMPipeline, a pass that
+// rewrites each remaining memref `linalg.matmul` into
+// `func.call @ltc_mlir_rt_sgemm(%A, %B, %C)` against a private declaration
+// with `llvm.emit_c_interface` (the runtime then exports
+// `_mlir_ciface_ltc_mlir_rt_sgemm(StridedMemRefType<float,2>*, ...)`). The
+// call may sit inside the scf.forall tiles, so the kernel must be
+// thread-safe and single-threaded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LTC_MLIR_PIPELINES_PIPELINES_H
+#define LTC_MLIR_PIPELINES_PIPELINES_H
+
+#include "llvm/Support/LogicalResult.h"
+#include <memory>
+#include <string>
+
+namespace mlir {
+class OpPassManager;
+class Pass;
+} // namespace mlir
+
+namespace ltc_mlir {
+
+struct LinalgToLLVMOptions {
+  /// Tile and vectorize linalg ops (off: plain loops, for debugging).
+  bool vectorize = true;
+  /// Turn the outer tiles into OpenMP worksharing loops.
+  bool parallelize = true;
+  /// SIMD register width in bits used to size tiles; 0 = the host's.
+  unsigned vectorBits = 0;
+};
+
+/// The textual pipelines (without a `builtin.module(...)` anchor), useful for
+/// messages and for replaying with ltc-mlir-opt --pass-pipeline.
+std::string getTorchToLinalgPipeline();
+std::string getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options = {});
+
+/// Append the stages to a module-level pass manager. They fail only if a
+/// pass is not registered (registerAllPasses() registers everything).
+llvm::LogicalResult buildTorchToLinalgPipeline(mlir::OpPassManager &pm);
+llvm::LogicalResult
+buildLinalgToLLVMPipeline(mlir::OpPassManager &pm,
+                          const LinalgToLLVMOptions &options = {});
+llvm::LogicalResult
+buildTorchToLLVMPipeline(mlir::OpPassManager &pm,
+                         const LinalgToLLVMOptions &options = {});
+
+/// `ltc-prepare-function-boundaries` (module): marks the arguments of every
+/// public function `bufferization.writable = false` and the functions
+/// `llvm.emit_c_interface`.
+std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
+
+/// `ltc-tile-and-vectorize` (func): tiles linalg ops on tensors into
+/// scf.forall (parallel outer tiles) + scf.for (register tiles) and
+/// vectorizes the register tiles.
+std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
+
+/// `ltc-lower-vector` (func): vector.contract -> outer products, transfer and
+/// multi-reduction lowering, polynomial approximations of math functions.
+std::unique_ptr<mlir::Pass> createLowerVectorPass();
+
+/// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
+unsigned getHostVectorBits();
+
+/// Registers the passes and the three pipelines above.
+void registerPipelines();
+
+} // namespace ltc_mlir
+
+#endif // LTC_MLIR_PIPELINES_PIPELINES_H
