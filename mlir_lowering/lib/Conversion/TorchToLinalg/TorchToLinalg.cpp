@@ -1,0 +1,155 @@
+//===- TorchToLinalg.cpp - the convert-torch-to-linalg pass ---------------===//
+//
+// Only the pass: the patterns live in one file per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "ltc_mlir/Dialect/Torch/IR/TorchDialect.h"
+#include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace ltc_mlir {
+#define GEN_PASS_DEF_CONVERTTORCHTOLINALG
+#include "ltc_mlir/Conversion/Passes.h.inc"
+} // namespace ltc_mlir
+
+using namespace mlir;
+using namespace ltc_mlir;
+using namespace ltc_mlir::torch_to_linalg;
+
+namespace {
+
+bool isTorchOp(Operation *op) {
+  return isa<torch::TorchDialect>(op->getDialect());
+}
+
+/// Constants and lists are read by the patterns of their users and erased
+/// afterwards; they are never the reason a graph cannot be lowered.
+bool isTorchConstantLike(Operation *op) {
+  return isa<torch::ConstantIntOp, torch::ConstantFloatOp,
+             torch::ConstantBoolOp, torch::ConstantNoneOp,
+             torch::PrimListConstructOp>(op);
+}
+
+/// A type of `op` the converter cannot handle, or null.
+Type findUnconvertibleType(const TypeConverter &converter, Operation *op) {
+  for (Type type : llvm::concat<const Type>(op->getOperandTypes(),
+                                            op->getResultTypes()))
+    if (!converter.convertType(type))
+      return type;
+  return nullptr;
+}
+
+struct ConvertTorchToLinalgPass
+    : public ltc_mlir::impl::ConvertTorchToLinalgBase<
+          ConvertTorchToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    TorchTypeConverter typeConverter(context);
+
+    // A signature the converter cannot handle would only produce a generic
+    // "failed to legalize func.func" later: say which type it is.
+    bool badSignature = false;
+    module.walk([&](func::FuncOp func) {
+      for (Type type : llvm::concat<const Type>(func.getArgumentTypes(),
+                                                func.getResultTypes()))
+        if (!typeConverter.convertType(type)) {
+          func.emitError() << "unsupported type " << type
+                           << " in the signature of @" << func.getSymName();
+          badSignature = true;
+        }
+    });
+    if (badSignature)
+      return signalPassFailure();
+
+    ConversionTarget target(*context);
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect>();
+    // Kept until their users are converted, erased below once unused.
+    target.addLegalOp<torch::ConstantIntOp, torch::ConstantFloatOp,
+                      torch::ConstantBoolOp, torch::ConstantNoneOp,
+                      torch::PrimListConstructOp>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
+      return typeConverter.isSignatureLegal(op.getFunctionType()) &&
+             typeConverter.isLegal(&op.getBody());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp, func::CallOp>(
+        [&](Operation *op) { return typeConverter.isLegal(op); });
+    // The other torch ops are left "unknown": a partial conversion then
+    // converts what it can and collects the rest instead of stopping at
+    // the first failure, so every unsupported op gets reported.
+
+    RewritePatternSet patterns(context);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(
+        patterns, typeConverter);
+    populateReturnOpTypeConversionPattern(patterns, typeConverter);
+    populateCallOpTypeConversionPattern(patterns, typeConverter);
+    populateElementwisePatterns(typeConverter, patterns);
+    populateTensorConstructorsPatterns(typeConverter, patterns);
+    populateLinearPatterns(typeConverter, patterns);
+    populateDataMovementPatterns(typeConverter, patterns);
+    populateReductionPatterns(typeConverter, patterns);
+    populateNormalizationPatterns(typeConverter, patterns);
+    populateLossPatterns(typeConverter, patterns);
+
+    DenseSet<Operation *> unlegalized;
+    ConversionConfig config;
+    config.unlegalizedOps = &unlegalized;
+    if (failed(applyPartialConversion(module, target, std::move(patterns),
+                                      config)))
+      return signalPassFailure();
+
+    // Drop constants, lists and casts nobody uses anymore (users first).
+    module.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
+      if ((isTorchOp(op) || isa<UnrealizedConversionCastOp>(op)) &&
+          isOpTriviallyDead(op))
+        op->erase();
+    });
+
+    bool reported = false;
+    SmallVector<Operation *> leftovers;
+    module.walk([&](Operation *op) {
+      if (!isTorchOp(op))
+        return;
+      leftovers.push_back(op);
+      if (isTorchConstantLike(op))
+        return;
+      std::string why = typeConverter.getFailureReason(op).str();
+      if (why.empty()) {
+        if (Type type = findUnconvertibleType(typeConverter, op))
+          why = "unsupported type " + llvm::to_string(type);
+        else
+          why = "no lowering to linalg";
+      }
+      op->emitError() << "unsupported op '" << op->getName() << "': " << why;
+      reported = true;
+    });
+    if (!leftovers.empty()) {
+      // Only constants are left (e.g. feeding an op of another dialect).
+      if (!reported)
+        for (Operation *op : leftovers)
+          op->emitError() << "unsupported op '" << op->getName()
+                          << "': its users could not be converted";
+      return signalPassFailure();
+    }
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> ltc_mlir::createConvertTorchToLinalgPass() {
+  return std::make_unique<ConvertTorchToLinalgPass>();
+}

@@ -1,0 +1,310 @@
+//===- TileAndVectorize.cpp - tile linalg ops for threads and SIMD --------===//
+//
+// Per linalg op on tensors with static shapes:
+//  1. outer tiles as `scf.forall` (later scf.parallel -> omp.wsloop), sized so
+//     there are several chunks per thread and the B panel of a matmul stays
+//     in L2;
+//  2. register tiles as `scf.for`: for contractions an MR x NR block with
+//     K-step 1 (after hoisting, an outer-product microkernel whose
+//     accumulators stay in registers), for everything else a 1 x ... x V strip
+//     along the innermost loop;
+//  3. `linalg::vectorize` of the register tile.
+// Tile sizes are chosen to divide the loop ranges, so every tile is static
+// and needs no masking.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace mlir;
+
+unsigned ltc_mlir::getHostVectorBits() {
+  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+  if (features.lookup("avx512f"))
+    return 512;
+  if (features.lookup("avx2") || features.lookup("avx"))
+    return 256;
+  return 128;
+}
+
+namespace {
+
+/// Tile sizes per loop of one op; 0 = not tiled at that level.
+struct TilePlan {
+  SmallVector<int64_t> parallel; ///< scf.forall tiles; empty = no forall
+  SmallVector<int64_t> reg;      ///< register tiles (then vectorized)
+  bool vectorize = false;
+};
+
+/// Largest divisor of `n` that is <= `limit`, preferring multiples of
+/// `multiple`, so that tiles stay static.
+int64_t pickTile(int64_t n, int64_t limit, int64_t multiple) {
+  if (n <= limit)
+    return n;
+  int64_t fallback = 1;
+  for (int64_t t = limit; t > 1; --t) {
+    if (n % t != 0)
+      continue;
+    if (t % multiple == 0)
+      return t;
+    if (fallback == 1)
+      fallback = t;
+  }
+  return fallback;
+}
+
+/// Splits `range` (a multiple of `tile`) into at least `chunks` pieces (when
+/// possible) that are multiples of `tile` and divide `range`.
+int64_t pickChunk(int64_t range, int64_t tile, int64_t chunks) {
+  int64_t n = range / tile;
+  for (int64_t c = std::min(n, std::max<int64_t>(chunks, 1)); c <= n; ++c)
+    if (n % c == 0)
+      return range / c;
+  return range;
+}
+
+int64_t product(ArrayRef<int64_t> xs) {
+  int64_t p = 1;
+  for (int64_t x : xs)
+    p *= x;
+  return p;
+}
+
+struct TileAndVectorizePass
+    : PassWrapper<TileAndVectorizePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TileAndVectorizePass)
+
+  TileAndVectorizePass() = default;
+  TileAndVectorizePass(const TileAndVectorizePass &other)
+      : PassWrapper(other) {}
+
+  StringRef getArgument() const final { return "ltc-tile-and-vectorize"; }
+  StringRef getDescription() const final {
+    return "Tile linalg ops into parallel (scf.forall) and register (scf.for) "
+           "tiles and vectorize the register tiles";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<scf::SCFDialect, tensor::TensorDialect,
+                    vector::VectorDialect, arith::ArithDialect,
+                    affine::AffineDialect>();
+  }
+
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("SIMD width in bits (0 = host)"),
+                              llvm::cl::init(0)};
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("Create scf.forall outer tiles"),
+                        llvm::cl::init(true)};
+  Option<bool> vectorizeOps{*this, "vectorize",
+                            llvm::cl::desc("Tile to registers and vectorize"),
+                            llvm::cl::init(true)};
+  Option<int64_t> minParallelWork{
+      *this, "min-parallel-work",
+      llvm::cl::desc("Iteration-space size below which ops stay serial"),
+      llvm::cl::init(1 << 15)};
+
+  void runOnOperation() override;
+
+  unsigned lanesFor(linalg::LinalgOp op) const;
+  std::optional<TilePlan> planContraction(linalg::LinalgOp op,
+                                          ArrayRef<int64_t> ranges) const;
+  TilePlan planGeneric(linalg::LinalgOp op, ArrayRef<int64_t> ranges) const;
+};
+
+unsigned TileAndVectorizePass::lanesFor(linalg::LinalgOp op) const {
+  unsigned bits = vectorBits ? unsigned(vectorBits) : ltc_mlir::getHostVectorBits();
+  unsigned elementBits = 32;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (auto type = llvm::dyn_cast<ShapedType>(init.get().getType()))
+      if (type.getElementType().isIntOrFloat())
+        elementBits = std::max(8u, type.getElementType().getIntOrFloatBitWidth());
+  return std::max(1u, bits / elementBits);
+}
+
+/// Contractions with one M and one N dim: MR x NR register blocks that fit
+/// the register file (AVX2: 4-6 x 16 f32 -> 8-12 ymm accumulators; AVX-512:
+/// 8 x 32 -> 16 zmm), K step 1.
+std::optional<TilePlan>
+TileAndVectorizePass::planContraction(linalg::LinalgOp op,
+                                      ArrayRef<int64_t> ranges) const {
+  if (!linalg::isaContractionOpInterface(op))
+    return std::nullopt;
+  FailureOr<linalg::ContractionDimensions> dims =
+      linalg::inferContractionDims(op);
+  if (failed(dims) || dims->m.size() != 1 || dims->n.size() != 1)
+    return std::nullopt;
+  // Microkernel hook (see Pipelines.h): return a plan without `vectorize`
+  // here for the matmuls an external kernel should handle.
+  unsigned lanes = lanesFor(op);
+  unsigned m = dims->m.front(), n = dims->n.front();
+  int64_t mr = pickTile(ranges[m], lanes >= 16 ? 8 : 6, 1);
+  int64_t nr = pickTile(ranges[n], 2 * lanes, lanes);
+
+  TilePlan plan;
+  plan.vectorize = true;
+  plan.reg.assign(ranges.size(), 0);
+  plan.reg[m] = mr;
+  plan.reg[n] = nr;
+  for (unsigned k : dims->k)
+    plan.reg[k] = 1;
+  for (unsigned b : dims->batch)
+    plan.reg[b] = 1;
+
+  if (parallel && product(ranges) >= minParallelWork) {
+    plan.parallel.assign(ranges.size(), 0);
+    for (unsigned b : dims->batch)
+      plan.parallel[b] = 1;
+    // Column panels of at most ~256 so that K x panel of B stays in L2.
+    int64_t pn = pickChunk(ranges[n], nr, (ranges[n] + 255) / 256);
+    // Then enough row blocks for ~8 chunks in total (load balance).
+    int64_t otherChunks = ranges[n] / pn;
+    for (unsigned b : dims->batch)
+      otherChunks *= ranges[b];
+    int64_t pm = pickChunk(ranges[m], mr, (8 + otherChunks - 1) / otherChunks);
+    plan.parallel[m] = pm;
+    plan.parallel[n] = pn;
+  }
+  return plan;
+}
+
+/// Everything else: strips of up to 4 vectors along the innermost loop.
+TilePlan TileAndVectorizePass::planGeneric(linalg::LinalgOp op,
+                                           ArrayRef<int64_t> ranges) const {
+  TilePlan plan;
+  unsigned lanes = lanesFor(op);
+  size_t numLoops = ranges.size();
+  plan.vectorize = true;
+  plan.reg.assign(numLoops, 1);
+  plan.reg.back() = pickTile(ranges.back(), 4 * lanes, lanes);
+
+  if (parallel && product(ranges) >= minParallelWork) {
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (size_t d = 0; d < numLoops; ++d) {
+      if (iterators[d] != utils::IteratorType::parallel ||
+          ranges[d] / plan.reg[d] < 2)
+        continue;
+      plan.parallel.assign(numLoops, 0);
+      plan.parallel[d] = pickChunk(ranges[d], plan.reg[d], 8);
+      break;
+    }
+  }
+  return plan;
+}
+
+/// Tiles `op` with `sizes` (0 = untiled) and returns the tiled op, or `op`
+/// itself when nothing is tiled.
+FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
+                            ArrayRef<int64_t> sizes, bool forall) {
+  auto tileable = llvm::dyn_cast<TilingInterface>(op);
+  if (!tileable)
+    return failure();
+  if (llvm::all_of(sizes, [](int64_t s) { return s == 0; }))
+    return op;
+  scf::SCFTilingOptions options;
+  options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
+                             : scf::SCFTilingOptions::LoopType::ForOp);
+  options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  if (!forall) {
+    // Reduction loops are tiled too (each tile accumulates into the init).
+    SmallVector<unsigned> reductionDims;
+    auto linalgOp = llvm::cast<linalg::LinalgOp>(op);
+    linalgOp.getReductionDims(reductionDims);
+    options.setReductionDims(reductionDims);
+  }
+  rewriter.setInsertionPoint(op);
+  FailureOr<scf::SCFTilingResult> result =
+      scf::tileUsingSCF(rewriter, tileable, options);
+  if (failed(result) || result->tiledOps.size() != 1)
+    return failure();
+  rewriter.replaceOp(op, result->replacements);
+  return result->tiledOps.front();
+}
+
+void TileAndVectorizePass::runOnOperation() {
+  func::FuncOp func = getOperation();
+  MLIRContext *ctx = &getContext();
+
+  SmallVector<linalg::LinalgOp> candidates;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op.hasPureTensorSemantics())
+      candidates.push_back(op);
+  });
+
+  IRRewriter rewriter(ctx);
+  for (linalg::LinalgOp op : candidates) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (llvm::any_of(ranges,
+                     [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
+      continue;
+    if (ranges.empty()) {
+      // 0-d ops: nothing to tile, vectorize as is.
+      rewriter.setInsertionPoint(op);
+      if (vectorizeOps && succeeded(linalg::vectorizeOpPrecondition(op)))
+        if (FailureOr<linalg::VectorizationResult> v =
+                linalg::vectorize(rewriter, op); succeeded(v))
+          rewriter.replaceOp(op, v->replacements);
+      continue;
+    }
+
+    std::optional<TilePlan> contraction = planContraction(op, ranges);
+    TilePlan plan = contraction ? *contraction : planGeneric(op, ranges);
+    if (!vectorizeOps || failed(linalg::vectorizeOpPrecondition(op)))
+      plan.vectorize = false;
+
+    Operation *current = op;
+    if (!plan.parallel.empty()) {
+      FailureOr<Operation *> tiled =
+          tile(rewriter, current, plan.parallel, /*forall=*/true);
+      if (failed(tiled))
+        continue;
+      current = *tiled;
+    }
+    if (!plan.vectorize)
+      continue;
+
+    // Register tiles relative to the (possibly forall-tiled) op.
+    SmallVector<int64_t> tileRanges =
+        llvm::cast<linalg::LinalgOp>(current).getStaticLoopRanges();
+    SmallVector<int64_t> reg(plan.reg);
+    for (auto [size, range] : llvm::zip(reg, tileRanges))
+      if (size >= range || ShapedType::isDynamic(range))
+        size = 0;
+    FailureOr<Operation *> tiled = tile(rewriter, current, reg, /*forall=*/false);
+    if (failed(tiled))
+      continue;
+    current = *tiled;
+
+    rewriter.setInsertionPoint(current);
+    FailureOr<linalg::VectorizationResult> vectorized =
+        linalg::vectorize(rewriter, current);
+    if (succeeded(vectorized))
+      rewriter.replaceOp(current, vectorized->replacements);
+  }
+
+  // Fold the slices into the transfers and turn mul+reduce into contract.
+  RewritePatternSet patterns(ctx);
+  vector::populateVectorReductionToContractPatterns(patterns);
+  tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
+  vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
+  vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);
+  if (failed(applyPatternsGreedily(func, std::move(patterns))))
+    return signalPassFailure();
+}
+
+} // namespace
+
+std::unique_ptr<Pass> ltc_mlir::createTileAndVectorizePass() {
+  return std::make_unique<TileAndVectorizePass>();
+}
