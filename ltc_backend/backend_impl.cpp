@@ -304,8 +304,9 @@ void InitBackend() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Registers the lazy ATen kernels, the boxed eager fallback for ops
-    // without a lazy kernel, and the TS IR builder we share.
-    torch::lazy::InitTorchScriptBackend();
+    // without a lazy kernel, and the TS IR builder we share. It is not
+    // idempotent: skip it when torch._lazy.ts_backend.init() already ran.
+    if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
   });

@@ -64,3 +64,13 @@ def test_init_is_idempotent():
     x = torch.ones(2).to("lazy") + 1
     torch._lazy.mark_step()
     assert x.cpu().tolist() == [2.0, 2.0]
+
+
+def test_init_after_torchscript_backend_init():
+    code = ("import torch, torch._lazy.ts_backend; torch._lazy.ts_backend.init();"
+            "import ltc_mlir; ltc_mlir.init();"
+            "x = torch.ones(3).to('lazy') * 2; torch._lazy.mark_step();"
+            "assert x.cpu().tolist() == [2.0, 2.0, 2.0];"
+            "assert ltc_mlir.metrics()['execute_count'] == 1; print('ok')")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0 and "ok" in p.stdout, p.stderr

@@ -29,7 +29,9 @@ def test_eager_op_fallback_linalg_det():
     a = torch.randn(3, 4, 4, dtype=torch.float64)
     eager, lazy = run_both(lambda x: torch.linalg.det(x + 1.0), a)
     assert_close(eager, lazy, rtol=1e-10, atol=1e-10)
-    assert ltc_mlir.metrics()["fallback_ops"].get("aten::linalg_det", 0) >= 1
+    ops = ltc_mlir.metrics()["fallback_ops"]
+    # torch 1.13 dispatches linalg_det to _linalg_det, which has no lazy kernel.
+    assert ops.get("aten::_linalg_det", 0) + ops.get("aten::linalg_det", 0) >= 1, ops
 
 
 def test_graph_fallback_unsupported_op_is_named_and_correct():

@@ -74,10 +74,6 @@ std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
 /// vectorizes the register tiles.
 std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
 
-/// `ltc-lower-vector` (func): vector.contract -> outer products, transfer and
-/// multi-reduction lowering, polynomial approximations of math functions.
-std::unique_ptr<mlir::Pass> createLowerVectorPass();
-
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();
 

@@ -105,11 +105,7 @@ struct ConvertTorchToLinalgPass
     populateNormalizationPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
 
-    DenseSet<Operation *> unlegalized;
-    ConversionConfig config;
-    config.unlegalizedOps = &unlegalized;
-    if (failed(applyPartialConversion(module, target, std::move(patterns),
-                                      config)))
+    if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
     // Drop constants, lists and casts nobody uses anymore (users first).
@@ -130,7 +126,7 @@ struct ConvertTorchToLinalgPass
       std::string why = typeConverter.getFailureReason(op).str();
       if (why.empty()) {
         if (Type type = findUnconvertibleType(typeConverter, op))
-          why = "unsupported type " + llvm::to_string(type);
+          llvm::raw_string_ostream(why) << "unsupported type " << type;
         else
           why = "no lowering to linalg";
       }

@@ -1,0 +1,4 @@
+#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+namespace ltc_mlir::torch_to_linalg {
+void populateReductionPatterns(TorchTypeConverter &, mlir::RewritePatternSet &) {}
+}

@@ -1,0 +1,55 @@
+//===- TensorConstructors.cpp - zero, fill.Scalar -> linalg.fill ----------===//
+//
+// The functional forms of zero_ and fill_ only keep the shape of `self`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch_to_linalg {
+namespace {
+
+class ConvertZeroOp : public TorchConversionPattern<torch::AtenZeroOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenZeroOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    rewriter.replaceOp(op, createZeroTensor(rewriter, op.getLoc(), type));
+    return success();
+  }
+};
+
+class ConvertFillScalarOp
+    : public TorchConversionPattern<torch::AtenFillScalarOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenFillScalarOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    // The scalar is converted like ATen's fill_: a C++ cast to the dtype.
+    Value value = castScalar(rewriter, op.getLoc(), adaptor.getValue(),
+                             type.getElementType());
+    rewriter.replaceOp(op,
+                       createFilledTensor(rewriter, op.getLoc(), type, value));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTensorConstructorsPatterns(TorchTypeConverter &typeConverter,
+                                        RewritePatternSet &patterns) {
+  patterns.add<ConvertZeroOp, ConvertFillScalarOp>(typeConverter,
+                                                   patterns.getContext());
+}
+
+} // namespace ltc_mlir::torch_to_linalg

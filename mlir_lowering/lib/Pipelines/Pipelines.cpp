@@ -1,0 +1,147 @@
+//===- Pipelines.cpp - ltc_mlir pass pipelines ----------------------------===//
+//
+// The pipelines are spelled as text so that the exact sequence can be printed,
+// documented and replayed with `ltc-mlir-opt --pass-pipeline=...`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+std::string ltc_mlir::getTorchToLinalgPipeline() {
+  return "convert-torch-to-linalg,canonicalize,cse,"
+         "func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+}
+
+std::string
+ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
+  unsigned bits = options.vectorBits ? options.vectorBits : getHostVectorBits();
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  // Tensor level: parallel + register tiles, vectorization, then keep the
+  // matmul accumulators in vector registers across the K loop.
+  os << "ltc-prepare-function-boundaries,"
+     << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
+     << " parallel=" << (options.parallelize ? "true" : "false")
+     << " vectorize=" << (options.vectorize ? "true" : "false") << "}),"
+     << "canonicalize,cse,"
+     << "func.func(loop-invariant-subset-hoisting,loop-invariant-code-motion),"
+     << "canonicalize,";
+  // Buffers: inputs are read-only PyTorch tensors (writable = false), results
+  // are written straight into caller-allocated out-params.
+  os << "eliminate-empty-tensors,"
+     << "one-shot-bufferize{bufferize-function-boundaries "
+        "function-boundary-type-conversion=identity-layout-map},"
+     << "canonicalize,cse,canonicalize,"
+     << "buffer-results-to-out-params{hoist-static-allocs "
+        "modify-public-functions},"
+     << "canonicalize,"
+     << "func.func(scf-forall-to-parallel),"
+     << "buffer-deallocation-pipeline,canonicalize,cse,";
+  // Loops and vectors: serial loops inside tiles, outer scf.parallel -> omp.
+  os << "func.func(convert-linalg-to-loops,"
+        "convert-vector-to-scf{full-unroll=true target-rank=1},"
+        "lower-vector-multi-reduction,lower-vector-mask),"
+     << "convert-scf-to-openmp,canonicalize,";
+  // LLVM dialect. expand-strided-metadata emits affine.apply, so it runs
+  // before lower-affine; memref must be finalized before scf-to-cf.
+  os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+     << "convert-scf-to-cf,"
+     << "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+     << "convert-math-to-llvm,convert-math-to-libm,arith-expand,"
+     << "convert-arith-to-llvm,convert-index-to-llvm,convert-ub-to-llvm,"
+     << "convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,"
+     << "reconcile-unrealized-casts,canonicalize,cse";
+  return s;
+}
+
+static LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (succeeded(parsePassPipeline(text, pm, os)))
+    return success();
+  llvm::errs() << "ltc_mlir: invalid pipeline: " << error << "\n";
+  return failure();
+}
+
+LogicalResult ltc_mlir::buildTorchToLinalgPipeline(OpPassManager &pm) {
+  return addPipeline(pm, getTorchToLinalgPipeline());
+}
+
+LogicalResult
+ltc_mlir::buildLinalgToLLVMPipeline(OpPassManager &pm,
+                                    const LinalgToLLVMOptions &options) {
+  return addPipeline(pm, getLinalgToLLVMPipeline(options));
+}
+
+LogicalResult
+ltc_mlir::buildTorchToLLVMPipeline(OpPassManager &pm,
+                                   const LinalgToLLVMOptions &options) {
+  if (failed(buildTorchToLinalgPipeline(pm)))
+    return failure();
+  return buildLinalgToLLVMPipeline(pm, options);
+}
+
+namespace {
+struct PrepareFunctionBoundariesPass
+    : PassWrapper<PrepareFunctionBoundariesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PrepareFunctionBoundariesPass)
+
+  StringRef getArgument() const final {
+    return "ltc-prepare-function-boundaries";
+  }
+  StringRef getDescription() const final {
+    return "Mark public function arguments read-only for bufferization and "
+           "request C-interface wrappers";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<bufferization::BufferizationDialect, LLVM::LLVMDialect>();
+  }
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.isPublic())
+        continue;
+      // The inputs are live PyTorch tensors: bufferization must copy rather
+      // than write into them.
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (llvm::isa<TensorType>(func.getArgument(i).getType()))
+          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
+                          BoolAttr::get(ctx, false));
+      func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    UnitAttr::get(ctx));
+    }
+  }
+};
+} // namespace
+
+std::unique_ptr<Pass> ltc_mlir::createPrepareFunctionBoundariesPass() {
+  return std::make_unique<PrepareFunctionBoundariesPass>();
+}
+
+void ltc_mlir::registerPipelines() {
+  registerPass(createPrepareFunctionBoundariesPass);
+  registerPass(createTileAndVectorizePass);
+
+  PassPipelineRegistration<>(
+      "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",
+      [](OpPassManager &pm) { (void)buildTorchToLinalgPipeline(pm); });
+  PassPipelineRegistration<>(
+      "ltc-linalg-to-llvm",
+      "linalg-on-tensors -> tiled, vectorized, OpenMP-parallel LLVM dialect",
+      [](OpPassManager &pm) { (void)buildLinalgToLLVMPipeline(pm); });
+  PassPipelineRegistration<>(
+      "ltc-torch-to-llvm", "ltc-torch-to-linalg then ltc-linalg-to-llvm",
+      [](OpPassManager &pm) { (void)buildTorchToLLVMPipeline(pm); });
+}
