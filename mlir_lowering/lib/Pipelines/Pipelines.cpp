@@ -117,8 +117,9 @@ struct PrepareFunctionBoundariesPass
       // than write into them.
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         if (llvm::isa<TensorType>(func.getArgument(i).getType()))
-          func.setArgAttr(i, bufferization::BufferizationDialect::kWritableAttrName,
-                          BoolAttr::get(ctx, false));
+          func.setArgAttr(
+              i, bufferization::BufferizationDialect::kWritableAttrName,
+              BoolAttr::get(ctx, false));
       func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     UnitAttr::get(ctx));
     }
@@ -130,6 +131,29 @@ std::unique_ptr<Pass> ltc_mlir::createPrepareFunctionBoundariesPass() {
   return std::make_unique<PrepareFunctionBoundariesPass>();
 }
 
+namespace {
+struct LinalgToLLVMPipelineOptions
+    : PassPipelineOptions<LinalgToLLVMPipelineOptions> {
+  Option<unsigned> vectorBits{*this, "vector-bits",
+                              llvm::cl::desc("SIMD width in bits (0 = host)"),
+                              llvm::cl::init(0)};
+  Option<bool> parallel{*this, "parallel",
+                        llvm::cl::desc("Emit OpenMP parallel loops"),
+                        llvm::cl::init(true)};
+  Option<bool> vectorize{*this, "vectorize",
+                         llvm::cl::desc("Tile and vectorize linalg ops"),
+                         llvm::cl::init(true)};
+
+  ltc_mlir::LinalgToLLVMOptions get() const {
+    ltc_mlir::LinalgToLLVMOptions options;
+    options.vectorBits = vectorBits;
+    options.parallelize = parallel;
+    options.vectorize = vectorize;
+    return options;
+  }
+};
+} // namespace
+
 void ltc_mlir::registerPipelines() {
   registerPass(createPrepareFunctionBoundariesPass);
   registerPass(createTileAndVectorizePass);
@@ -137,11 +161,15 @@ void ltc_mlir::registerPipelines() {
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",
       [](OpPassManager &pm) { (void)buildTorchToLinalgPipeline(pm); });
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LinalgToLLVMPipelineOptions>(
       "ltc-linalg-to-llvm",
       "linalg-on-tensors -> tiled, vectorized, OpenMP-parallel LLVM dialect",
-      [](OpPassManager &pm) { (void)buildLinalgToLLVMPipeline(pm); });
-  PassPipelineRegistration<>(
+      [](OpPassManager &pm, const LinalgToLLVMPipelineOptions &options) {
+        (void)buildLinalgToLLVMPipeline(pm, options.get());
+      });
+  PassPipelineRegistration<LinalgToLLVMPipelineOptions>(
       "ltc-torch-to-llvm", "ltc-torch-to-linalg then ltc-linalg-to-llvm",
-      [](OpPassManager &pm) { (void)buildTorchToLLVMPipeline(pm); });
+      [](OpPassManager &pm, const LinalgToLLVMPipelineOptions &options) {
+        (void)buildTorchToLLVMPipeline(pm, options.get());
+      });
 }

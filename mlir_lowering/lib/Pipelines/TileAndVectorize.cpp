@@ -16,14 +16,16 @@
 
 #include "ltc_mlir/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
-#include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/LoweringPatterns.h"
+#include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/TargetParser/Host.h"
@@ -96,9 +98,9 @@ struct TileAndVectorizePass
            "tiles and vectorize the register tiles";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<scf::SCFDialect, tensor::TensorDialect,
-                    vector::VectorDialect, arith::ArithDialect,
-                    affine::AffineDialect>();
+    registry
+        .insert<scf::SCFDialect, tensor::TensorDialect, vector::VectorDialect,
+                arith::ArithDialect, affine::AffineDialect>();
   }
 
   Option<unsigned> vectorBits{*this, "vector-bits",
@@ -124,12 +126,14 @@ struct TileAndVectorizePass
 };
 
 unsigned TileAndVectorizePass::lanesFor(linalg::LinalgOp op) const {
-  unsigned bits = vectorBits ? unsigned(vectorBits) : ltc_mlir::getHostVectorBits();
+  unsigned bits =
+      vectorBits ? unsigned(vectorBits) : ltc_mlir::getHostVectorBits();
   unsigned elementBits = 32;
   for (OpOperand &init : op.getDpsInitsMutable())
     if (auto type = llvm::dyn_cast<ShapedType>(init.get().getType()))
       if (type.getElementType().isIntOrFloat())
-        elementBits = std::max(8u, type.getElementType().getIntOrFloatBitWidth());
+        elementBits =
+            std::max(8u, type.getElementType().getIntOrFloatBitWidth());
   return std::max(1u, bits / elementBits);
 }
 
@@ -245,15 +249,17 @@ void TileAndVectorizePass::runOnOperation() {
   IRRewriter rewriter(ctx);
   for (linalg::LinalgOp op : candidates) {
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges,
-                     [](int64_t r) { return ShapedType::isDynamic(r) || r == 0; }))
+    if (llvm::any_of(ranges, [](int64_t r) {
+          return ShapedType::isDynamic(r) || r == 0;
+        }))
       continue;
     if (ranges.empty()) {
       // 0-d ops: nothing to tile, vectorize as is.
       rewriter.setInsertionPoint(op);
       if (vectorizeOps && succeeded(linalg::vectorizeOpPrecondition(op)))
         if (FailureOr<linalg::VectorizationResult> v =
-                linalg::vectorize(rewriter, op); succeeded(v))
+                linalg::vectorize(rewriter, op);
+            succeeded(v))
           rewriter.replaceOp(op, v->replacements);
       continue;
     }
@@ -281,7 +287,8 @@ void TileAndVectorizePass::runOnOperation() {
     for (auto [size, range] : llvm::zip(reg, tileRanges))
       if (size >= range || ShapedType::isDynamic(range))
         size = 0;
-    FailureOr<Operation *> tiled = tile(rewriter, current, reg, /*forall=*/false);
+    FailureOr<Operation *> tiled =
+        tile(rewriter, current, reg, /*forall=*/false);
     if (failed(tiled))
       continue;
     current = *tiled;
@@ -294,8 +301,12 @@ void TileAndVectorizePass::runOnOperation() {
   }
 
   // Fold the slices into the transfers and turn mul+reduce into contract.
+  // Broadcasting transfer maps become explicit broadcasts first, which the
+  // contraction patterns then fold (giving MR x 1 and 1 x NR operands).
   RewritePatternSet patterns(ctx);
+  vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   vector::populateVectorReductionToContractPatterns(patterns);
+  vector::populateSinkVectorOpsPatterns(patterns);
   tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);
   vector::TransferWriteOp::getCanonicalizationPatterns(patterns, ctx);

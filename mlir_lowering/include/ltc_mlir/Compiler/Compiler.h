@@ -66,7 +66,8 @@ struct CompileResult {
   /// Null when compilation failed; then `error` says why.
   std::shared_ptr<CompiledFunction> function;
   std::string error;
-  /// Names of torch ops (e.g. "aten.round") that could not be lowered.
+  /// Full MLIR names of torch ops (e.g. "torch.aten.round") that are unknown
+  /// to the dialect or could not be lowered.
   std::vector<std::string> unsupportedOps;
   /// Path of the torch-dialect module written on failure (or when dumping),
   /// replayable with `ltc-mlir-opt --ltc-torch-to-llvm`.

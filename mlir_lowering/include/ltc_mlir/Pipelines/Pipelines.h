@@ -3,9 +3,9 @@
 // The stages a torch-dialect module goes through (each is a named pipeline of
 // ltc-mlir-opt, and the compiler dumps the IR between them):
 //
-//   ltc-torch-to-linalg   torch dialect -> linalg-on-tensors, elementwise fusion
-//   ltc-linalg-to-llvm    tile + vectorize, bufferize, out-params, OpenMP, LLVM
-//   ltc-torch-to-llvm     both
+//   ltc-torch-to-linalg   torch dialect -> linalg-on-tensors, elementwise
+//   fusion ltc-linalg-to-llvm    tile + vectorize, bufferize, out-params,
+//   OpenMP, LLVM ltc-torch-to-llvm     both
 //
 // Calling convention of the result: `@forward` keeps its inputs (memrefs with
 // identity layout, never written: `bufferization.writable = false`) followed

@@ -1,4 +1,191 @@
+//===- Linear.cpp - mm, bmm, addmm -> linalg.matmul / batch_matmul --------===//
+//
+// Products are named linalg contractions accumulating into a zero-filled init
+// tensor, so that the pipelines can recognize, tile and vectorize them (or
+// hand them to a microkernel). addmm adds beta * self + alpha * product in a
+// separate elementwise op that fusion can fold into the consumer.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+using namespace mlir;
+
 namespace ltc_mlir::torch_to_linalg {
-void populateLinearPatterns(TorchTypeConverter &, mlir::RewritePatternSet &) {}
+namespace {
+
+/// Casts both operands to the result element type (ATen requires equal
+/// dtypes, so this is normally a no-op) and builds the contraction.
+template <typename ContractionOp>
+Value createContraction(OpBuilder &b, Location loc, RankedTensorType type,
+                        Value lhs, bool lhsUnsigned, Value rhs,
+                        bool rhsUnsigned) {
+  lhs = castTensor(b, loc, lhs, type.getElementType(), lhsUnsigned);
+  rhs = castTensor(b, loc, rhs, type.getElementType(), rhsUnsigned);
+  Value init = createZeroTensor(b, loc, type);
+  return ContractionOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
+                               ValueRange{init})
+      .getResult(0);
 }
+
+template <typename OpTy, typename ContractionOp, int64_t Rank>
+class ConvertMatmulLikeOp : public TorchConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = this->getTensorType(op.getType());
+    auto lhsType = dyn_cast<RankedTensorType>(adaptor.getSelf().getType());
+    auto rhsType = dyn_cast<RankedTensorType>(adaptor.getMat2().getType());
+    if (!type || !lhsType || !rhsType)
+      return this->fail(op, rewriter, "operand types are not convertible");
+    if (type.getElementType().isInteger(1))
+      return this->fail(op, rewriter, "bool matmul is not supported");
+    if (lhsType.getRank() != Rank || rhsType.getRank() != Rank ||
+        type.getRank() != Rank)
+      return this->fail(op, rewriter, "expects operands and result of rank " +
+                                          Twine(Rank));
+    ArrayRef<int64_t> l = lhsType.getShape(), r = rhsType.getShape(),
+                      o = type.getShape();
+    // [B,] M, K  x  [B,] K, N  ->  [B,] M, N
+    if (l[Rank - 1] != r[Rank - 2] || o[Rank - 2] != l[Rank - 2] ||
+        o[Rank - 1] != r[Rank - 1] ||
+        (Rank == 3 && (l[0] != o[0] || r[0] != o[0])))
+      return this->fail(op, rewriter, "operand shapes do not match");
+    rewriter.replaceOp(
+        op, createContraction<ContractionOp>(
+                rewriter, op.getLoc(), type, adaptor.getSelf(),
+                isUnsignedDtype(getTorchDtype(op.getSelf())),
+                adaptor.getMat2(),
+                isUnsignedDtype(getTorchDtype(op.getMat2()))));
+    return success();
+  }
+};
+
+bool isOneScalar(Value original) {
+  if (std::optional<int64_t> v = getConstantInt(original))
+    return *v == 1;
+  if (std::optional<double> v = getConstantFloat(original))
+    return *v == 1.0;
+  return false;
+}
+
+bool isZeroScalar(Value original) {
+  if (std::optional<int64_t> v = getConstantInt(original))
+    return *v == 0;
+  if (std::optional<double> v = getConstantFloat(original))
+    return *v == 0.0;
+  return false;
+}
+
+/// addmm(self, mat1, mat2, beta, alpha) = beta * self + alpha * (mat1 @ mat2)
+/// with self broadcast to [M, N]. As in ATen, beta == 0 ignores self
+/// entirely (NaN/inf in self do not propagate).
+class ConvertAddmmOp : public TorchConversionPattern<torch::AtenAddmmOp> {
+public:
+  using Base::Base;
+
+  LogicalResult
+  matchAndRewrite(torch::AtenAddmmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    auto selfType = dyn_cast<RankedTensorType>(adaptor.getSelf().getType());
+    auto lhsType = dyn_cast<RankedTensorType>(adaptor.getMat1().getType());
+    auto rhsType = dyn_cast<RankedTensorType>(adaptor.getMat2().getType());
+    if (!type || !selfType || !lhsType || !rhsType)
+      return fail(op, rewriter, "operand types are not convertible");
+    Type elemType = type.getElementType();
+    if (elemType.isInteger(1))
+      return fail(op, rewriter, "bool matmul is not supported");
+    if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
+        type.getRank() != 2)
+      return fail(op, rewriter, "mat1, mat2 and the result must be 2-D");
+    if (lhsType.getDimSize(1) != rhsType.getDimSize(0) ||
+        type.getDimSize(0) != lhsType.getDimSize(0) ||
+        type.getDimSize(1) != rhsType.getDimSize(1))
+      return fail(op, rewriter, "operand shapes do not match");
+    if (failed(getBroadcastMap(selfType.getShape(), type.getShape(),
+                               op.getContext())))
+      return fail(op, rewriter, "self does not broadcast to [M, N]");
+
+    Location loc = op.getLoc();
+    Value product = createContraction<linalg::MatmulOp>(
+        rewriter, loc, type, adaptor.getMat1(),
+        isUnsignedDtype(getTorchDtype(op.getMat1())), adaptor.getMat2(),
+        isUnsignedDtype(getTorchDtype(op.getMat2())));
+
+    bool alphaIsOne = isOneScalar(op.getAlpha());
+    bool betaIsOne = isOneScalar(op.getBeta());
+    bool isFloat = isa<FloatType>(elemType);
+    auto mul = [&](OpBuilder &b, Location l, Value x, Value y) -> Value {
+      if (isFloat)
+        return arith::MulFOp::create(b, l, x, y);
+      return arith::MulIOp::create(b, l, x, y);
+    };
+    Value alpha = alphaIsOne
+                      ? Value()
+                      : castScalar(rewriter, loc, adaptor.getAlpha(), elemType);
+
+    if (isZeroScalar(op.getBeta())) {
+      if (alphaIsOne) {
+        rewriter.replaceOp(op, product);
+        return success();
+      }
+      rewriter.replaceOp(
+          op, *createElementwiseOp(
+                  rewriter, loc, type, product,
+                  [&](OpBuilder &b, Location l, ValueRange args) {
+                    return mul(b, l, alpha, args[0]);
+                  }));
+      return success();
+    }
+
+    Value beta, betaIsZero;
+    if (!betaIsOne) {
+      beta = castScalar(rewriter, loc, adaptor.getBeta(), elemType);
+      // A runtime beta of 0 must still ignore self.
+      Value zero = createScalarConstant(rewriter, loc, elemType, 0);
+      betaIsZero =
+          isFloat ? arith::CmpFOp::create(rewriter, loc,
+                                          arith::CmpFPredicate::OEQ, beta, zero)
+                        .getResult()
+                  : arith::CmpIOp::create(rewriter, loc,
+                                          arith::CmpIPredicate::eq, beta, zero)
+                        .getResult();
+    }
+    bool selfUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
+    FailureOr<Value> result = createElementwiseOp(
+        rewriter, loc, type, ValueRange{adaptor.getSelf(), product},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value self = castScalar(b, l, args[0], elemType, selfUnsigned);
+          Value scaledProduct = alpha ? mul(b, l, alpha, args[1]) : args[1];
+          Value scaledSelf = beta ? mul(b, l, beta, self) : self;
+          Value sum =
+              isFloat
+                  ? arith::AddFOp::create(b, l, scaledSelf, scaledProduct)
+                        .getResult()
+                  : arith::AddIOp::create(b, l, scaledSelf, scaledProduct)
+                        .getResult();
+          if (!beta)
+            return sum;
+          return arith::SelectOp::create(b, l, betaIsZero, scaledProduct, sum);
+        });
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateLinearPatterns(TorchTypeConverter &typeConverter,
+                            RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<ConvertMatmulLikeOp<torch::AtenMmOp, linalg::MatmulOp, 2>,
+               ConvertMatmulLikeOp<torch::AtenBmmOp, linalg::BatchMatmulOp, 3>,
+               ConvertAddmmOp>(typeConverter, context);
+}
+
+} // namespace ltc_mlir::torch_to_linalg

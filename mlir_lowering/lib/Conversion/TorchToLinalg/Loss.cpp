@@ -1,4 +1,320 @@
+//===- Loss.cpp - nll_loss_forward / nll_loss_backward --------------------===//
+//
+// Both ops iterate over self's shape ([N, C] or [C]) and select the target
+// class with `c == target[n] && target[n] != ignore_index`, which needs no
+// gather (and no out-of-bounds read for ignored targets) and keeps every map
+// a projected permutation. Semantics follow ATen's CPU kernels:
+//  - reduction none with a 2-D self: output[n] = -self[n, t] * w[t] (0 when
+//    ignored), total_weight = 0;
+//  - otherwise (sum, mean, or a 1-D self): output = -sum_n self[n, t] * w[t],
+//    total_weight = sum_n w[t] over non-ignored targets (their count without
+//    weight), and mean divides by total_weight (NaN when it is 0);
+//  - backward: grad_input[n, t] = w[t] * -(mean ? g / total_weight : g), or
+//    -w[t] * g[n] for reduction none with a 2-D self; 0 elsewhere.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+using namespace mlir;
+
 namespace ltc_mlir::torch_to_linalg {
-void populateLossPatterns(TorchTypeConverter &, mlir::RewritePatternSet &) {}
+namespace {
+
+enum Reduction : int64_t { None = 0, Mean = 1, Sum = 2 };
+
+/// Operands shared by forward and backward, checked against self's shape.
+struct NllOperands {
+  RankedTensorType selfType;
+  bool batched = false; // self is [N, C]
+  Value target;         // i64 elements (ui8 targets are widened in the body)
+  bool targetUnsigned = false;
+  Value weight; // null when None
+  int64_t reduction = Mean;
+  Value ignoreIndex; // i64
+};
+
+template <typename OpTy, typename AdaptorTy>
+FailureOr<NllOperands> getNllOperands(OpTy op, AdaptorTy adaptor,
+                                      std::string &why) {
+  NllOperands r;
+  r.selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
+  if (!isa<FloatType>(r.selfType.getElementType())) {
+    why = "self must have a floating-point dtype";
+    return failure();
+  }
+  int64_t rank = r.selfType.getRank();
+  if (rank != 1 && rank != 2) {
+    why = "self must be [N, C] or [C]";
+    return failure();
+  }
+  r.batched = rank == 2;
+  r.target = adaptor.getTarget();
+  auto targetType = cast<RankedTensorType>(r.target.getType());
+  r.targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
+  if (!isa<IntegerType>(targetType.getElementType()) ||
+      targetType.getElementType().isInteger(1)) {
+    why = "target must have an integer dtype";
+    return failure();
+  }
+  SmallVector<int64_t> expectedTarget;
+  if (r.batched)
+    expectedTarget.push_back(r.selfType.getDimSize(0));
+  if (targetType.getShape() != ArrayRef<int64_t>(expectedTarget)) {
+    why = "target shape does not match self";
+    return failure();
+  }
+  int64_t numClasses = r.selfType.getDimSize(rank - 1);
+  if (!isNone(op.getWeight())) {
+    r.weight = adaptor.getWeight();
+    auto weightType = dyn_cast<RankedTensorType>(r.weight.getType());
+    if (!weightType || weightType.getRank() != 1 ||
+        weightType.getDimSize(0) != numClasses) {
+      why = "weight must be None or [C]";
+      return failure();
+    }
+  }
+  std::optional<int64_t> reduction = getConstantInt(op.getReduction());
+  if (!reduction || *reduction < None || *reduction > Sum) {
+    why = "reduction must be a constant 0, 1 or 2";
+    return failure();
+  }
+  r.reduction = *reduction;
+  r.ignoreIndex = adaptor.getIgnoreIndex();
+  return r;
 }
+
+/// `c == target && target != ignore_index` in a body over self's shape,
+/// where `cDim` is the class loop.
+Value isSelectedClass(OpBuilder &b, Location loc, unsigned cDim, Value target,
+                      bool targetUnsigned, Value ignoreIndex) {
+  Type i64 = b.getI64Type();
+  Value t = castScalar(b, loc, target, i64, targetUnsigned);
+  Value c = arith::IndexCastOp::create(
+      b, loc, i64, linalg::IndexOp::create(b, loc, cDim));
+  Value isTarget =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, t);
+  Value notIgnored =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, t, ignoreIndex);
+  return arith::AndIOp::create(b, loc, isTarget, notIgnored);
+}
+
+/// Map of a tensor holding a single element ([] or [1]) inside a loop nest
+/// of `rank` dims.
+AffineMap getSingleElementMap(RankedTensorType type, unsigned rank,
+                              MLIRContext *context) {
+  SmallVector<AffineExpr> exprs(type.getRank(),
+                                getAffineConstantExpr(0, context));
+  return AffineMap::get(rank, 0, exprs, context);
+}
+
+class ConvertNllLossForwardOp
+    : public TorchConversionPattern<torch::AtenNllLossForwardOp> {
+public:
+  using Base::Base;
+
+  LogicalResult
+  matchAndRewrite(torch::AtenNllLossForwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType outputType = getTensorType(op.getOutput().getType());
+    RankedTensorType totalWeightType =
+        getTensorType(op.getTotalWeight().getType());
+    if (!outputType || !totalWeightType)
+      return fail(op, rewriter, "result types are not convertible");
+    std::string why;
+    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, why);
+    if (failed(operands))
+      return fail(op, rewriter, why);
+    NllOperands &o = *operands;
+    Type elemType = o.selfType.getElementType();
+    if (outputType.getElementType() != elemType ||
+        totalWeightType.getElementType() != elemType ||
+        totalWeightType.getRank() != 0)
+      return fail(op, rewriter, "unexpected result types");
+    bool perSample = o.reduction == None && o.batched;
+    SmallVector<int64_t> expectedOutput;
+    if (perSample)
+      expectedOutput.push_back(o.selfType.getDimSize(0));
+    if (outputType.getShape() != ArrayRef<int64_t>(expectedOutput))
+      return fail(op, rewriter, "unexpected output shape");
+
+    Location loc = op.getLoc();
+    MLIRContext *context = op.getContext();
+    unsigned rank = o.selfType.getRank();
+    unsigned cDim = rank - 1;
+    Value zero = createScalarConstant(rewriter, loc, elemType, 0);
+    Value one = createScalarConstant(rewriter, loc, elemType, 1);
+
+    SmallVector<Value> inputs = {adaptor.getSelf(), o.target};
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank),
+                                   getDropDimsMap(rank, {cDim}, context)};
+    if (o.weight) {
+      inputs.push_back(o.weight);
+      maps.push_back(AffineMap::get(
+          rank, 0, {rewriter.getAffineDimExpr(cDim)}, context));
+    }
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    if (perSample)
+      iterators[0] = utils::IteratorType::parallel;
+
+    // Body: (self, target[, weight], outputs...) -> selected contributions.
+    auto selected = [&](OpBuilder &b, Location l, ValueRange args,
+                        Value &lossTerm, Value *weightTerm) {
+      Value sel = isSelectedClass(b, l, cDim, args[1], o.targetUnsigned,
+                                  o.ignoreIndex);
+      Value w = o.weight ? args[2] : one;
+      Value xw = o.weight ? arith::MulFOp::create(b, l, args[0], w).getResult()
+                          : args[0];
+      lossTerm = arith::SelectOp::create(b, l, sel, xw, zero);
+      if (weightTerm)
+        *weightTerm = arith::SelectOp::create(b, l, sel, w, zero);
+    };
+    size_t numInputs = inputs.size();
+
+    if (perSample) {
+      Value init = createZeroTensor(rewriter, loc, outputType);
+      maps.push_back(AffineMap::get(rank, 0, {rewriter.getAffineDimExpr(0)},
+                                    context));
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{outputType}, inputs, ValueRange{init},
+          maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+            Value lossTerm;
+            selected(b, l, args, lossTerm, nullptr);
+            linalg::YieldOp::create(
+                b, l, arith::SubFOp::create(b, l, args[numInputs], lossTerm)
+                          .getResult());
+          });
+      rewriter.replaceOp(op, {generic.getResult(0),
+                              createZeroTensor(rewriter, loc,
+                                               totalWeightType)});
+      return success();
+    }
+
+    Value lossInit = createZeroTensor(rewriter, loc, outputType);
+    Value weightInit = createZeroTensor(rewriter, loc, totalWeightType);
+    AffineMap scalarMap = AffineMap::get(rank, 0, {}, context);
+    maps.push_back(scalarMap);
+    maps.push_back(scalarMap);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{outputType, totalWeightType}, inputs,
+        ValueRange{lossInit, weightInit}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value lossTerm, weightTerm;
+          selected(b, l, args, lossTerm, &weightTerm);
+          // ATen accumulates `loss -= x * w` and `total += w`.
+          Value loss = arith::SubFOp::create(b, l, args[numInputs], lossTerm);
+          Value total =
+              arith::AddFOp::create(b, l, args[numInputs + 1], weightTerm);
+          linalg::YieldOp::create(b, l, ValueRange{loss, total});
+        });
+    Value loss = generic.getResult(0);
+    Value totalWeight = generic.getResult(1);
+    if (o.reduction == Mean)
+      loss = *createElementwiseOp(
+          rewriter, loc, outputType, ValueRange{loss, totalWeight},
+          [](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::DivFOp::create(b, l, args[0], args[1]);
+          });
+    rewriter.replaceOp(op, {loss, totalWeight});
+    return success();
+  }
+};
+
+class ConvertNllLossBackwardOp
+    : public TorchConversionPattern<torch::AtenNllLossBackwardOp> {
+public:
+  using Base::Base;
+
+  LogicalResult
+  matchAndRewrite(torch::AtenNllLossBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    std::string why;
+    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, why);
+    if (failed(operands))
+      return fail(op, rewriter, why);
+    NllOperands &o = *operands;
+    Type elemType = type.getElementType();
+    if (type != o.selfType)
+      return fail(op, rewriter, "result type differs from self's type");
+    bool perSample = o.reduction == None && o.batched;
+    unsigned rank = type.getRank();
+    unsigned cDim = rank - 1;
+    MLIRContext *context = op.getContext();
+
+    auto gradType = cast<RankedTensorType>(adaptor.getGradOutput().getType());
+    auto totalWeightType =
+        cast<RankedTensorType>(adaptor.getTotalWeight().getType());
+    AffineMap gradMap;
+    if (perSample) {
+      if (gradType.getShape() != ArrayRef<int64_t>{type.getDimSize(0)})
+        return fail(op, rewriter, "grad_output must be [N]");
+      gradMap = getDropDimsMap(rank, {cDim}, context);
+    } else {
+      if (gradType.getRank() > 1 || gradType.getNumElements() != 1)
+        return fail(op, rewriter, "grad_output must have one element");
+      gradMap = getSingleElementMap(gradType, rank, context);
+    }
+    if (totalWeightType.getRank() > 1 || totalWeightType.getNumElements() != 1)
+      return fail(op, rewriter, "total_weight must have one element");
+    if (gradType.getElementType() != elemType ||
+        totalWeightType.getElementType() != elemType)
+      return fail(op, rewriter, "grad_output and total_weight dtypes differ");
+
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs = {o.target, adaptor.getGradOutput(),
+                                 adaptor.getTotalWeight()};
+    SmallVector<AffineMap> maps = {
+        getDropDimsMap(rank, {cDim}, context), gradMap,
+        getSingleElementMap(totalWeightType, rank, context)};
+    if (o.weight) {
+      inputs.push_back(o.weight);
+      maps.push_back(AffineMap::get(
+          rank, 0, {getAffineDimExpr(cDim, context)}, context));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = createEmptyTensor(rewriter, loc, type);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value sel = isSelectedClass(b, l, cDim, args[0], o.targetUnsigned,
+                                      o.ignoreIndex);
+          Value grad = args[1];
+          Value value;
+          if (perSample) {
+            // -w * g[n]
+            value = o.weight ? arith::MulFOp::create(
+                                   b, l, arith::NegFOp::create(b, l, args[3]),
+                                   grad)
+                                   .getResult()
+                             : arith::NegFOp::create(b, l, grad).getResult();
+          } else {
+            if (o.reduction == Mean)
+              grad = arith::DivFOp::create(b, l, grad, args[2]);
+            value = arith::NegFOp::create(b, l, grad);
+            if (o.weight)
+              value = arith::MulFOp::create(b, l, args[3], value);
+          }
+          Value zero = createScalarConstant(b, l, elemType, 0);
+          linalg::YieldOp::create(
+              b, l, arith::SelectOp::create(b, l, sel, value, zero).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
+} // namespace
+
+void populateLossPatterns(TorchTypeConverter &typeConverter,
+                          RewritePatternSet &patterns) {
+  patterns.add<ConvertNllLossForwardOp, ConvertNllLossBackwardOp>(
+      typeConverter, patterns.getContext());
+}
+
+} // namespace ltc_mlir::torch_to_linalg

@@ -1,4 +1,285 @@
+//===- Normalization.cpp - softmax / log_softmax and their backward -------===//
+//
+// Each op is a short chain of linalg.generic ops over the input shape: row
+// reductions along `dim` (results drop that dim) and elementwise ops that
+// read the reduced values through a map without `dim`. Forward ops subtract
+// the row max before exp, as ATen does, so large inputs do not overflow.
+//
+//===----------------------------------------------------------------------===//
+
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+#include <limits>
+
+using namespace mlir;
+
 namespace ltc_mlir::torch_to_linalg {
-void populateNormalizationPatterns(TorchTypeConverter &, mlir::RewritePatternSet &) {}
+namespace {
+
+/// Builds generics over a tensor of `type` where `dims` (empty or one dim)
+/// is the softmax dim. "Full" operands have `type`'s shape; "row" operands
+/// lack `dims`.
+class RowwiseBuilder {
+public:
+  RowwiseBuilder(OpBuilder &b, Location loc, RankedTensorType type,
+                 ArrayRef<int64_t> dims)
+      : b(b), loc(loc), type(type), dims(dims) {}
+
+  using Body = function_ref<Value(OpBuilder &, Location, ValueRange full,
+                                  ValueRange row)>;
+
+  RankedTensorType getRowType() const {
+    SmallVector<int64_t> shape;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (!llvm::is_contained(dims, d))
+        shape.push_back(type.getDimSize(d));
+    return RankedTensorType::get(shape, type.getElementType());
+  }
+
+  /// Reduces body(full, row) along dims, combining with `combine` from
+  /// `init`.
+  Value reduce(ValueRange full, ValueRange row, Value init, Body body,
+               function_ref<Value(OpBuilder &, Location, Value, Value)>
+                   combine) {
+    RankedTensorType rowType = getRowType();
+    Value acc = createFilledTensor(b, loc, rowType, init);
+    SmallVector<utils::IteratorType> iterators;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      iterators.push_back(llvm::is_contained(dims, d)
+                              ? utils::IteratorType::reduction
+                              : utils::IteratorType::parallel);
+    return build(rowType, full, row, acc, getRowMap(), iterators,
+                 [&](OpBuilder &nb, Location nloc, ValueRange f, ValueRange r,
+                     Value accValue) {
+                   return combine(nb, nloc, body(nb, nloc, f, r), accValue);
+                 });
+  }
+
+  /// Elementwise over the full shape.
+  Value map(ValueRange full, ValueRange row, Body body) {
+    SmallVector<utils::IteratorType> iterators(type.getRank(),
+                                               utils::IteratorType::parallel);
+    return build(type, full, row, createEmptyTensor(b, loc, type),
+                 b.getMultiDimIdentityMap(type.getRank()), iterators,
+                 [&](OpBuilder &nb, Location nloc, ValueRange f, ValueRange r,
+                     Value) { return body(nb, nloc, f, r); });
+  }
+
+private:
+  AffineMap getRowMap() const {
+    return getDropDimsMap(type.getRank(), dims, b.getContext());
+  }
+
+  Value build(RankedTensorType resultType, ValueRange full, ValueRange row,
+              Value init, AffineMap outputMap,
+              ArrayRef<utils::IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange, ValueRange,
+                                 Value)>
+                  body) {
+    SmallVector<Value> inputs(full);
+    inputs.append(row.begin(), row.end());
+    SmallVector<AffineMap> maps(full.size(),
+                                b.getMultiDimIdentityMap(type.getRank()));
+    maps.append(row.size(), getRowMap());
+    maps.push_back(outputMap);
+    size_t numFull = full.size(), numRow = row.size();
+    auto generic = linalg::GenericOp::create(
+        b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+          Value result = body(nb, nloc, args.take_front(numFull),
+                              args.slice(numFull, numRow), args.back());
+          linalg::YieldOp::create(nb, nloc, result);
+        });
+    return generic.getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  RankedTensorType type;
+  ArrayRef<int64_t> dims;
+};
+
+Value addF(OpBuilder &b, Location loc, Value x, Value y) {
+  return arith::AddFOp::create(b, loc, x, y);
 }
+
+/// Shared checks: float result of the input's shape, constant dim.
+template <typename OpTy, typename Pattern>
+LogicalResult prepare(const Pattern &pattern, OpTy op, Value dimOperand,
+                      Value shapeSource, ConversionPatternRewriter &rewriter,
+                      RankedTensorType &type, SmallVector<int64_t> &dims) {
+  type = pattern.getResultTensorType(op);
+  if (!type)
+    return pattern.failWith(op, rewriter, "result type is not convertible");
+  if (!isa<FloatType>(type.getElementType()))
+    return pattern.failWith(op, rewriter,
+                            "needs a floating-point result dtype");
+  auto sourceType = cast<RankedTensorType>(shapeSource.getType());
+  if (sourceType.getShape() != type.getShape())
+    return pattern.failWith(op, rewriter,
+                            "result shape differs from the input shape");
+  std::optional<int64_t> dim = getConstantInt(dimOperand);
+  if (!dim)
+    return pattern.failWith(op, rewriter, "dim must be a constant");
+  std::optional<int64_t> d = normalizeDim(*dim, type.getRank());
+  if (!d)
+    return pattern.failWith(op, rewriter, "dim out of range");
+  dims.clear();
+  if (type.getRank() > 0) // a 0-d tensor is its own row
+    dims.push_back(*d);
+  return success();
+}
+
+template <typename OpTy>
+class SoftmaxPatternBase : public TorchConversionPattern<OpTy> {
+public:
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+  RankedTensorType getResultTensorType(OpTy op) const {
+    return this->getTensorType(op.getType());
+  }
+  LogicalResult failWith(OpTy op, ConversionPatternRewriter &rewriter,
+                         const Twine &why) const {
+    return this->fail(op, rewriter, why);
+  }
+};
+
+/// _softmax / _log_softmax(self, dim, half_to_float).
+template <typename OpTy, bool IsLog>
+class ConvertSoftmaxOp : public SoftmaxPatternBase<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using SoftmaxPatternBase<OpTy>::SoftmaxPatternBase;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type;
+    SmallVector<int64_t> dims;
+    if (failed(prepare(*this, op, op.getDim(), adaptor.getSelf(), rewriter,
+                       type, dims)))
+      return failure();
+    Location loc = op.getLoc();
+    Type elemType = type.getElementType();
+    // half_to_float is reflected in the result dtype: compute in it.
+    Value x = castTensor(rewriter, loc, adaptor.getSelf(), elemType,
+                         isUnsignedDtype(getTorchDtype(op.getSelf())));
+    RowwiseBuilder rows(rewriter, loc, type, dims);
+
+    Value negInf = createScalarConstant(
+        rewriter, loc, elemType, -std::numeric_limits<double>::infinity());
+    Value zero = createScalarConstant(rewriter, loc, elemType, 0);
+    Value max = rows.reduce(
+        x, {}, negInf,
+        [](OpBuilder &, Location, ValueRange f, ValueRange) { return f[0]; },
+        [](OpBuilder &b, Location l, Value v, Value acc) -> Value {
+          return arith::MaximumFOp::create(b, l, v, acc);
+        });
+    auto expShifted = [](OpBuilder &b, Location l, ValueRange f,
+                         ValueRange r) -> Value {
+      return math::ExpOp::create(b, l,
+                                 arith::SubFOp::create(b, l, f[0], r[0]));
+    };
+    Value sum = rows.reduce(x, max, zero, expShifted, addF);
+
+    Value result;
+    if (IsLog) {
+      // (x - max) - log(sum): ATen keeps this order, since max + log(sum)
+      // would lose the small log term next to a large max.
+      Value logSum = *createElementwiseOp(
+          rewriter, loc, rows.getRowType(), sum,
+          [](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return math::LogOp::create(b, l, args[0]);
+          });
+      result = rows.map(x, ValueRange{max, logSum},
+                        [](OpBuilder &b, Location l, ValueRange f,
+                           ValueRange r) -> Value {
+                          Value shifted =
+                              arith::SubFOp::create(b, l, f[0], r[0]);
+                          return arith::SubFOp::create(b, l, shifted, r[1]);
+                        });
+    } else {
+      result = rows.map(x, ValueRange{max, sum},
+                        [&](OpBuilder &b, Location l, ValueRange f,
+                            ValueRange r) -> Value {
+                          return arith::DivFOp::create(
+                              b, l, expShifted(b, l, f, r.take_front()), r[1]);
+                        });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// _log_softmax_backward_data: grad - exp(output) * sum(grad, dim).
+/// _softmax_backward_data:     output * (grad - sum(grad * output, dim)).
+template <typename OpTy, bool IsLog>
+class ConvertSoftmaxBackwardOp : public SoftmaxPatternBase<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using SoftmaxPatternBase<OpTy>::SoftmaxPatternBase;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type;
+    SmallVector<int64_t> dims;
+    if (failed(prepare(*this, op, op.getDim(), adaptor.getGradOutput(),
+                       rewriter, type, dims)))
+      return failure();
+    auto outputType = cast<RankedTensorType>(adaptor.getOutput().getType());
+    if (outputType.getShape() != type.getShape())
+      return this->fail(op, rewriter, "output and grad_output shapes differ");
+    Location loc = op.getLoc();
+    Type elemType = type.getElementType();
+    Value grad = castTensor(rewriter, loc, adaptor.getGradOutput(), elemType);
+    Value output = castTensor(rewriter, loc, adaptor.getOutput(), elemType);
+    RowwiseBuilder rows(rewriter, loc, type, dims);
+    Value zero = createScalarConstant(rewriter, loc, elemType, 0);
+
+    Value result;
+    if (IsLog) {
+      Value sum = rows.reduce(
+          grad, {}, zero,
+          [](OpBuilder &, Location, ValueRange f, ValueRange) { return f[0]; },
+          addF);
+      result = rows.map(
+          ValueRange{grad, output}, sum,
+          [](OpBuilder &b, Location l, ValueRange f, ValueRange r) -> Value {
+            Value e = math::ExpOp::create(b, l, f[1]);
+            return arith::SubFOp::create(b, l, f[0],
+                                         arith::MulFOp::create(b, l, e, r[0]));
+          });
+    } else {
+      Value sum = rows.reduce(
+          ValueRange{grad, output}, {}, zero,
+          [](OpBuilder &b, Location l, ValueRange f, ValueRange) -> Value {
+            return arith::MulFOp::create(b, l, f[0], f[1]);
+          },
+          addF);
+      result = rows.map(
+          ValueRange{grad, output}, sum,
+          [](OpBuilder &b, Location l, ValueRange f, ValueRange r) -> Value {
+            return arith::MulFOp::create(
+                b, l, f[1], arith::SubFOp::create(b, l, f[0], r[0]));
+          });
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
+                                   RewritePatternSet &patterns) {
+  patterns.add<
+      ConvertSoftmaxOp<torch::AtenSoftmaxOp, /*IsLog=*/false>,
+      ConvertSoftmaxOp<torch::AtenLogSoftmaxOp, true>,
+      ConvertSoftmaxBackwardOp<torch::AtenSoftmaxBackwardDataOp, false>,
+      ConvertSoftmaxBackwardOp<torch::AtenLogSoftmaxBackwardDataOp, true>>(
+      typeConverter, patterns.getContext());
+}
+
+} // namespace ltc_mlir::torch_to_linalg

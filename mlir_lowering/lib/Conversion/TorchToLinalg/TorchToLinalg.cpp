@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Iterators.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -110,7 +111,8 @@ struct ConvertTorchToLinalgPass
 
     // Drop constants, lists and casts nobody uses anymore (users first).
     module.walk<WalkOrder::PostOrder, ReverseIterator>([](Operation *op) {
-      if ((isTorchOp(op) || isa<UnrealizedConversionCastOp>(op)) &&
+      if ((isTorchOp(op) ||
+           isa<UnrealizedConversionCastOp, arith::ConstantOp>(op)) &&
           isOpTriviallyDead(op))
         op->erase();
     });

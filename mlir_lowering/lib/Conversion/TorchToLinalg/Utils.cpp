@@ -39,7 +39,8 @@ TorchTypeConverter::TorchTypeConverter(MLIRContext *context) {
   addTargetMaterialization([](OpBuilder &b, Type type, ValueRange inputs,
                               Location loc) -> Value {
     if (inputs.size() != 1)
-      return Value();
+      return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+          .getResult(0);
     if (type.isInteger(64))
       if (std::optional<int64_t> v = getConstantInt(inputs[0]))
         return arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(*v));
@@ -49,7 +50,15 @@ TorchTypeConverter::TorchTypeConverter(MLIRContext *context) {
     if (type.isInteger(1))
       if (std::optional<bool> v = getConstantBool(inputs[0]))
         return arith::ConstantOp::create(b, loc, b.getBoolAttr(*v));
-    return Value();
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
+  });
+  // Only needed when some op is not converted (the pass then reports it and
+  // fails): its converted operands are cast back to torch types.
+  addSourceMaterialization([](OpBuilder &b, Type type, ValueRange inputs,
+                              Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
   });
 }
 

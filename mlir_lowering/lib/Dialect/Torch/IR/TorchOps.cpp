@@ -29,15 +29,15 @@ Operation *TorchDialect::materializeConstant(OpBuilder &builder,
                                              Location loc) {
   if (llvm::isa<IntType>(type))
     if (auto attr = llvm::dyn_cast<IntegerAttr>(value))
-      return ConstantIntOp::create(builder, loc, attr);
+      return ConstantIntOp::create(builder, loc, type, attr);
   if (llvm::isa<FloatType>(type))
     if (auto attr = llvm::dyn_cast<FloatAttr>(value))
-      return ConstantFloatOp::create(builder, loc, attr);
+      return ConstantFloatOp::create(builder, loc, type, attr);
   if (llvm::isa<BoolType>(type))
     if (auto attr = llvm::dyn_cast<BoolAttr>(value))
-      return ConstantBoolOp::create(builder, loc, attr);
+      return ConstantBoolOp::create(builder, loc, type, attr);
   if (llvm::isa<NoneType>(type) && llvm::isa<UnitAttr>(value))
-    return ConstantNoneOp::create(builder, loc);
+    return ConstantNoneOp::create(builder, loc, type);
   return nullptr;
 }
 
@@ -89,19 +89,19 @@ static LogicalResult verifyMatmulShapes(Operation *op, ValueTensorType lhs,
                                         StringRef rhsName) {
   int64_t rank = batchRank + 2;
   if (lhs.getRank() != rank || rhs.getRank() != rank)
-    return op->emitOpError() << "expects " << lhsName << " and " << rhsName
-                             << " of rank " << rank << ", got "
-                             << shapeStr(lhs.getSizes()) << " and "
-                             << shapeStr(rhs.getSizes());
+    return op->emitOpError()
+           << "expects " << lhsName << " and " << rhsName << " of rank " << rank
+           << ", got " << shapeStr(lhs.getSizes()) << " and "
+           << shapeStr(rhs.getSizes());
   ArrayRef<int64_t> a = lhs.getSizes(), b = rhs.getSizes();
   if (a.take_front(batchRank) != b.take_front(batchRank))
     return op->emitOpError()
-           << "batch dimensions mismatch: " << lhsName << " is "
-           << shapeStr(a) << " but " << rhsName << " is " << shapeStr(b);
+           << "batch dimensions mismatch: " << lhsName << " is " << shapeStr(a)
+           << " but " << rhsName << " is " << shapeStr(b);
   if (a[batchRank + 1] != b[batchRank])
     return op->emitOpError()
-           << "inner dimensions mismatch: " << lhsName << " is "
-           << shapeStr(a) << " but " << rhsName << " is " << shapeStr(b);
+           << "inner dimensions mismatch: " << lhsName << " is " << shapeStr(a)
+           << " but " << rhsName << " is " << shapeStr(b);
   SmallVector<int64_t> expected(a.take_front(batchRank + 1));
   expected.push_back(b[batchRank + 1]);
   if (result.getSizes() != ArrayRef<int64_t>(expected))
@@ -147,8 +147,8 @@ LogicalResult AtenBmmOp::verify() {
 }
 
 LogicalResult AtenAddmmOp::verify() {
-  if (failed(verifyMatmulShapes(*this, getMat1().getType(),
-                                getMat2().getType(), getType(),
+  if (failed(verifyMatmulShapes(*this, getMat1().getType(), getMat2().getType(),
+                                getType(),
                                 /*batchRank=*/0, "mat1", "mat2")))
     return failure();
   ValueTensorType self = getSelf().getType();
@@ -164,8 +164,8 @@ LogicalResult AtenViewCopyOp::verify() {
   ValueTensorType self = getSelf().getType();
   ValueTensorType result = getType();
   if (self.getNumElements() != result.getNumElements())
-    return emitOpError() << "cannot view " << shapeStr(self.getSizes())
-                         << " (" << self.getNumElements() << " elements) as "
+    return emitOpError() << "cannot view " << shapeStr(self.getSizes()) << " ("
+                         << self.getNumElements() << " elements) as "
                          << shapeStr(result.getSizes()) << " ("
                          << result.getNumElements() << " elements)";
   return success();

@@ -113,17 +113,26 @@ Type ListType::parse(AsmParser &parser) {
   Type elementType;
   if (parser.parseLess())
     return {};
-  // A bare torch mnemonic (`int`, `vtensor<...>`) names a torch type;
-  // anything else (`!torch.int`, builtin types) goes through parseType.
-  StringRef mnemonic;
-  if (succeeded(parser.parseOptionalKeyword(
-          &mnemonic, {"vtensor", "int", "float", "bool", "none", "list"}))) {
-    OptionalParseResult result =
-        generatedTypeParser(parser, &mnemonic, elementType);
-    if (!result.has_value() || failed(*result))
-      return {};
-  } else if (parser.parseType(elementType)) {
-    return {};
+  // `none` would parse as the builtin NoneType: in a torch list it means
+  // !torch.none. Other bare torch mnemonics (`int`, `vtensor<...>`) are not
+  // builtin types, so parseOptionalType leaves them for the torch parser.
+  if (succeeded(parser.parseOptionalKeyword("none"))) {
+    elementType = NoneType::get(parser.getContext());
+  } else {
+    OptionalParseResult builtin = parser.parseOptionalType(elementType);
+    if (builtin.has_value()) {
+      if (failed(*builtin))
+        return {};
+    } else {
+      StringRef mnemonic;
+      OptionalParseResult result =
+          generatedTypeParser(parser, &mnemonic, elementType);
+      if (!result.has_value() || failed(*result)) {
+        parser.emitError(parser.getCurrentLocation(),
+                         "expected a list element type");
+        return {};
+      }
+    }
   }
   if (parser.parseGreater())
     return {};

@@ -1,0 +1,430 @@
+//===- Compiler.cpp - torch dialect text -> JIT-compiled entry point ------===//
+//
+// parse -> verify -> ltc-torch-to-linalg -> ltc-linalg-to-llvm -> LLVM IR ->
+// ORC JIT. Every failure becomes a CompileResult error; one MLIRContext per
+// call keeps concurrent compiles independent.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Compiler/Compiler.h"
+
+#include "ltc_mlir/Dialect/Torch/IR/TorchTypes.h"
+#include "ltc_mlir/InitAll.h"
+#include "ltc_mlir/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace ltc_mlir {
+namespace {
+
+std::mutex reproducerDirMutex;
+std::string reproducerDir = "/tmp/ltc_mlir_reproducers";
+std::atomic<unsigned> reproducerCounter{0};
+
+/// LLVM targets and the global pass registry (the pipelines are parsed from
+/// text) are process-wide: set them up once.
+void initializeOnce() {
+  static std::once_flag flag;
+  std::call_once(flag, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    registerAllPasses();
+  });
+}
+
+std::string printToString(Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+bool writeFile(const std::string &path, StringRef contents) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec)
+    return false;
+  os << contents;
+  return !os.has_error();
+}
+
+/// Collects every diagnostic as text and the op names of "unsupported op
+/// '<name>'" (TorchToLinalg) and "custom op '<name>' is unknown" (parser).
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(MLIRContext &context)
+      : handler(&context, [this](Diagnostic &diag) {
+          record(diag);
+          return success();
+        }) {}
+
+  std::string text;
+  std::vector<std::string> unsupportedOps;
+
+  void addUnsupported(StringRef name) {
+    if (llvm::find(unsupportedOps, name) == unsupportedOps.end())
+      unsupportedOps.push_back(name.str());
+  }
+
+private:
+  void record(Diagnostic &diag) {
+    std::string message = diag.str();
+    for (StringRef prefix : {"unsupported op '", "custom op '"}) {
+      size_t pos = message.find(prefix.str());
+      if (pos == std::string::npos)
+        continue;
+      StringRef rest = StringRef(message).drop_front(pos + prefix.size());
+      StringRef name = rest.take_until([](char c) { return c == '\''; });
+      if (!name.empty())
+        addUnsupported(name);
+    }
+    llvm::raw_string_ostream os(text);
+    switch (diag.getSeverity()) {
+    case DiagnosticSeverity::Error:
+      os << "error: ";
+      break;
+    case DiagnosticSeverity::Warning:
+      os << "warning: ";
+      break;
+    case DiagnosticSeverity::Note:
+      os << "note: ";
+      break;
+    case DiagnosticSeverity::Remark:
+      os << "remark: ";
+      break;
+    }
+    os << diag.getLocation() << ": " << message << "\n";
+    for (Diagnostic &note : diag.getNotes())
+      os << "  note: " << note.getLocation() << ": " << note.str() << "\n";
+  }
+
+  ScopedDiagnosticHandler handler;
+};
+
+/// Signature element of a torch-level @forward argument or result.
+FailureOr<ValueDesc> describe(Type type, std::string &error) {
+  ValueDesc desc;
+  if (auto tensor = llvm::dyn_cast<torch::ValueTensorType>(type)) {
+    desc.kind = ValueKind::Tensor;
+    llvm::raw_string_ostream(desc.dtype) << tensor.getDtype();
+    desc.shape.assign(tensor.getSizes().begin(), tensor.getSizes().end());
+    return desc;
+  }
+  if (llvm::isa<torch::IntType>(type)) {
+    desc.kind = ValueKind::Int;
+    return desc;
+  }
+  if (llvm::isa<torch::FloatType>(type)) {
+    desc.kind = ValueKind::Float;
+    return desc;
+  }
+  llvm::raw_string_ostream(error) << type;
+  return failure();
+}
+
+/// Everything one compile needs; owns the context and the module.
+class Compilation {
+public:
+  Compilation(const std::string &text, const CompileOptions &options,
+              CompileResult &result)
+      : text(text), options(options), result(result),
+        context(registry(), MLIRContext::Threading::DISABLED),
+        diagnostics(context) {}
+
+  bool run();
+
+private:
+  static const DialectRegistry &registry() {
+    static DialectRegistry *r = [] {
+      auto *reg = new DialectRegistry();
+      registerAllDialects(*reg);
+      return reg;
+    }();
+    return *r;
+  }
+
+  bool fail(const Twine &message) {
+    std::string error = message.str();
+    if (!diagnostics.text.empty())
+      error += "\n" + diagnostics.text;
+    result.error = error;
+    result.unsupportedOps = diagnostics.unsupportedOps;
+    writeReproducer(error);
+    return false;
+  }
+  bool parse();
+  bool extractSignature(CompiledFunction &function);
+  bool runPipeline(StringRef name,
+                   llvm::function_ref<LogicalResult(OpPassManager &)> build);
+  bool jit(CompiledFunction &function);
+  void dump(StringRef stage, StringRef contents);
+  void writeReproducer(StringRef error);
+
+  const std::string &text;
+  const CompileOptions &options;
+  CompileResult &result;
+  MLIRContext context;
+  DiagnosticCollector diagnostics;
+  OwningOpRef<ModuleOp> module;
+};
+
+void Compilation::dump(StringRef stage, StringRef contents) {
+  if (options.dumpDir.empty())
+    return;
+  if (llvm::sys::fs::create_directories(options.dumpDir))
+    return;
+  SmallString<256> path(options.dumpDir);
+  llvm::sys::path::append(path, options.dumpName + "." + stage + ".mlir");
+  if (writeFile(std::string(path), contents) && stage == "torch")
+    result.reproducerPath = std::string(path);
+}
+
+void Compilation::writeReproducer(StringRef error) {
+  std::string dir = options.dumpDir;
+  if (dir.empty()) {
+    std::lock_guard<std::mutex> lock(reproducerDirMutex);
+    dir = reproducerDir;
+  }
+  if (dir.empty() || llvm::sys::fs::create_directories(dir))
+    return;
+  SmallString<256> path(dir);
+  std::string name = options.dumpName.empty() ? "graph" : options.dumpName;
+  llvm::sys::path::append(path, name + ".failed-" + std::to_string(::getpid()) +
+                                    "-" + std::to_string(reproducerCounter++) +
+                                    ".torch.mlir");
+  // The error goes in front as comments, so the file still replays with
+  // `ltc-mlir-opt --ltc-torch-to-llvm`.
+  std::string contents;
+  for (StringRef line : llvm::split(error, '\n'))
+    contents += "// " + line.str() + "\n";
+  contents += text;
+  if (writeFile(std::string(path), contents))
+    result.reproducerPath = std::string(path);
+}
+
+bool Compilation::parse() {
+  // Unknown torch ops (generic syntax) parse, then are reported by name.
+  context.allowUnregisteredDialects(true);
+  ParserConfig config(&context, /*verifyAfterParse=*/false);
+  module = parseSourceString<ModuleOp>(text, config, "torch_module");
+  if (!module)
+    return fail("failed to parse the torch-dialect module");
+
+  module->walk([&](Operation *op) {
+    if (!op->isRegistered())
+      diagnostics.addUnsupported(op->getName().getStringRef());
+  });
+  if (!diagnostics.unsupportedOps.empty())
+    return fail("unsupported ops: " +
+                llvm::join(diagnostics.unsupportedOps, ", "));
+  context.allowUnregisteredDialects(false);
+
+  if (failed(verify(*module)))
+    return fail("the torch-dialect module does not verify");
+  return true;
+}
+
+bool Compilation::extractSignature(CompiledFunction &function) {
+  auto forward = module->lookupSymbol<func::FuncOp>("forward");
+  if (!forward || forward.isExternal())
+    return fail("the module has no func.func @forward with a body");
+  FunctionType type = forward.getFunctionType();
+  std::string bad;
+  for (auto [i, input] : llvm::enumerate(type.getInputs())) {
+    FailureOr<ValueDesc> desc = describe(input, bad);
+    if (failed(desc))
+      return fail("argument #" + Twine(i) + " of @forward has type " + bad +
+                  "; only !torch.vtensor, !torch.int and !torch.float are "
+                  "supported");
+    function.inputs.push_back(*desc);
+  }
+  for (auto [i, output] : llvm::enumerate(type.getResults())) {
+    FailureOr<ValueDesc> desc = describe(output, bad);
+    if (failed(desc) || desc->kind != ValueKind::Tensor) {
+      bad.clear();
+      llvm::raw_string_ostream(bad) << output;
+      return fail("result #" + Twine(i) + " of @forward has type " + bad +
+                  "; results must be !torch.vtensor (use a 0-dim tensor "
+                  "for scalars)");
+    }
+    function.outputs.push_back(*desc);
+  }
+  return true;
+}
+
+bool Compilation::runPipeline(
+    StringRef name, llvm::function_ref<LogicalResult(OpPassManager &)> build) {
+  PassManager pm(&context);
+  if (failed(build(pm)))
+    return fail("could not build the " + name +
+                " pipeline (a pass is not registered)");
+  if (failed(pm.run(*module))) {
+    if (!diagnostics.unsupportedOps.empty())
+      return fail("unsupported ops: " +
+                  llvm::join(diagnostics.unsupportedOps, ", "));
+    return fail("pipeline " + name + " failed");
+  }
+  return true;
+}
+
+bool Compilation::jit(CompiledFunction &function) {
+  unsigned optLevel = std::min(options.optLevel, 3u);
+  // makeOptimizingTransformer errors would hit cantFail inside
+  // ExecutionEngine::create: report them ourselves instead.
+  auto optimizer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                             /*targetMachine=*/nullptr);
+  bool wide = getHostVectorBits() >= 512;
+  std::string transformError;
+  // External symbols (OpenMP runtime calls appear only in LLVM IR, libm,
+  // microkernels) go through the caller's resolver first, then the process.
+  llvm::StringMap<void *> externals;
+  std::vector<std::string> unresolved;
+  auto resolveExternals = [&](llvm::Module &llvmModule) {
+    auto resolve = [&](StringRef name) {
+      void *address =
+          options.symbolResolver ? options.symbolResolver(name.str()) : nullptr;
+      if (address)
+        externals[name] = address;
+      else if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))
+        unresolved.push_back(name.str());
+    };
+    for (llvm::Function &f : llvmModule)
+      if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
+        resolve(f.getName());
+    for (llvm::GlobalVariable &g : llvmModule.globals())
+      if (g.isDeclaration())
+        resolve(g.getName());
+  };
+  std::function<llvm::Error(llvm::Module *)> transformer =
+      [&](llvm::Module *llvmModule) {
+        // Our tiles assume full-width registers; skylake-style tuning would
+        // otherwise split 512-bit vectors in two.
+        if (wide)
+          for (llvm::Function &f : *llvmModule)
+            if (!f.isDeclaration())
+              f.addFnAttr("prefer-vector-width", "512");
+        if (llvm::Error err = optimizer(llvmModule))
+          transformError = llvm::toString(std::move(err));
+        // After optimization: calls may have been folded away (or added).
+        resolveExternals(*llvmModule);
+        return llvm::Error::success();
+      };
+
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel =
+      static_cast<llvm::CodeGenOptLevel>(optLevel);
+  engineOptions.enablePerfNotificationListener = false;
+
+  auto engineOrError = ExecutionEngine::create(*module, engineOptions);
+  if (!engineOrError)
+    return fail("JIT compilation failed: " +
+                llvm::toString(engineOrError.takeError()));
+  if (!transformError.empty())
+    return fail("LLVM optimization failed: " + transformError);
+  // Checked before the first lookup: an unresolved symbol would otherwise
+  // only surface as an ORC session error on stderr.
+  if (!unresolved.empty())
+    return fail("unresolved external symbols: " + llvm::join(unresolved, ", ") +
+                " (missing CompileOptions::symbolResolver?)");
+  std::shared_ptr<ExecutionEngine> engine = std::move(*engineOrError);
+  engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto &entry : externals)
+      map[interner(entry.getKey())] = {
+          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
+          llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+
+  // The packed wrapper of the C interface: entry(void **args), one pointer
+  // per argument (memref descriptors by pointer).
+  auto entry = engine->lookupPacked("_mlir_ciface_forward");
+  if (!entry)
+    return fail("JIT lookup of _mlir_ciface_forward failed: " +
+                llvm::toString(entry.takeError()));
+  function.entry = *entry;
+  function.owner = std::static_pointer_cast<void>(engine);
+  return true;
+}
+
+bool Compilation::run() {
+  dump("torch", text);
+  if (!parse())
+    return false;
+  auto function = std::make_shared<CompiledFunction>();
+  if (!extractSignature(*function))
+    return false;
+
+  if (!runPipeline("ltc-torch-to-linalg", [](OpPassManager &pm) {
+        return buildTorchToLinalgPipeline(pm);
+      }))
+    return false;
+  if (!options.dumpDir.empty())
+    dump("linalg", printToString(*module));
+
+  if (!runPipeline("ltc-linalg-to-llvm", [](OpPassManager &pm) {
+        return buildLinalgToLLVMPipeline(pm);
+      }))
+    return false;
+  if (!options.dumpDir.empty())
+    dump("llvm", printToString(*module));
+
+  if (!jit(*function))
+    return false;
+  result.function = std::move(function);
+  return true;
+}
+
+} // namespace
+
+CompileResult compileTorchModule(const std::string &torchDialectText,
+                                 const CompileOptions &options) {
+  auto start = std::chrono::steady_clock::now();
+  CompileResult result;
+  try {
+    initializeOnce();
+    Compilation compilation(torchDialectText, options, result);
+    (void)compilation.run();
+  } catch (const std::exception &e) {
+    result.function.reset();
+    result.error = std::string("internal error: ") + e.what();
+  }
+  result.compileTimeMs = std::chrono::duration<double, std::milli>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+  return result;
+}
+
+void setReproducerDir(const std::string &dir) {
+  std::lock_guard<std::mutex> lock(reproducerDirMutex);
+  reproducerDir = dir;
+}
+
+} // namespace ltc_mlir

@@ -1,0 +1,433 @@
+//===- compiler_ops_test.cpp - numerics of the TorchToLinalg lowerings ----===//
+//
+// Small torch-dialect graphs compiled with ltc_mlir::compileTorchModule and
+// run through the runtime; expected values are computed here by hand with
+// ATen's semantics (broadcasting, alpha/beta, keepdim, nll_loss reductions and
+// ignore_index, softmax backward formulas, view/permute element order).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Compiler/Compiler.h"
+#include "ltc_mlir/runtime/executable.h"
+#include "ltc_mlir/runtime/openmp.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+using namespace ltc_mlir;
+
+namespace {
+
+/// Compiles `text`; fails the test (and returns null) on error.
+std::shared_ptr<CompiledFunction> compile(const std::string &text) {
+  CompileOptions options;
+  options.symbolResolver = [](const std::string &name) {
+    return runtime::resolveOpenMPSymbol(name);
+  };
+  CompileResult r = compileTorchModule(text, options);
+  EXPECT_NE(r.function, nullptr) << r.error;
+  return r.function;
+}
+
+runtime::Executable load(const CompiledFunction &f) {
+  auto specs = [](const std::vector<ValueDesc> &descs) {
+    std::vector<runtime::ArgSpec> out;
+    for (const ValueDesc &d : descs) {
+      runtime::ArgSpec s;
+      s.kind = d.kind == ValueKind::Tensor ? runtime::ArgKind::Tensor
+               : d.kind == ValueKind::Int  ? runtime::ArgKind::Int
+                                           : runtime::ArgKind::Float;
+      s.shape = d.shape;
+      out.push_back(s);
+    }
+    return out;
+  };
+  return runtime::Executable(f.entry, specs(f.inputs), specs(f.outputs),
+                             f.owner);
+}
+
+runtime::Arg T(void *data) { return runtime::Arg::tensor(data); }
+
+void expectNear(const std::vector<float> &actual,
+                const std::vector<float> &expected, float tol = 1e-5f) {
+  ASSERT_EQ(actual.size(), expected.size());
+  for (size_t i = 0; i < actual.size(); ++i)
+    EXPECT_NEAR(actual[i], expected[i],
+                tol * std::max(1.0f, std::fabs(expected[i])))
+        << "at index " << i;
+}
+
+std::vector<float> iota(size_t n, float start = 0.0f, float step = 1.0f) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i)
+    v[i] = start + step * static_cast<float>(i);
+  return v;
+}
+
+} // namespace
+
+TEST(CompilerOps, BroadcastAddWithAlphaAndScalarTensor) {
+  // out0 = a + alpha * b (b broadcast over rows); out1 = out0 - s (0-dim
+  // f64) * 2 (int alpha).
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[2,3],f32>, %b: !torch.vtensor<[3],f32>, %alpha: !torch.float, %s: !torch.vtensor<[],f64>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>) {
+  %int2 = torch.constant.int 2
+  %0 = torch.aten.add.Tensor %a, %b, %alpha : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3],f32>, !torch.float) -> !torch.vtensor<[2,3],f32>
+  %1 = torch.aten.sub.Tensor %0, %s, %int2 : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[],f64>, !torch.int) -> !torch.vtensor<[2,3],f32>
+  return %0, %1 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = iota(6, 1.0f), b = {10, 20, 30};
+  double s = 0.25;
+  std::vector<float> out0(6), out1(6);
+  load(*f).run({T(a.data()), T(b.data()), runtime::Arg::floating(0.5),
+                T(&s)},
+               {T(out0.data()), T(out1.data())});
+  std::vector<float> e0(6), e1(6);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      e0[i * 3 + j] = a[i * 3 + j] + 0.5f * b[j];
+      e1[i * 3 + j] = e0[i * 3 + j] - 2.0f * 0.25f;
+    }
+  expectNear(out0, e0);
+  expectNear(out1, e1);
+}
+
+TEST(CompilerOps, IntegerTrueDivisionAndUnaryOps) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[4],si64>, %b: !torch.vtensor<[4],si64>, %x: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) {
+  %0 = torch.aten.div.Tensor %a, %b : (!torch.vtensor<[4],si64>, !torch.vtensor<[4],si64>) -> !torch.vtensor<[4],f32>
+  %1 = torch.aten.sigmoid %x : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  %2 = torch.aten.relu %x : (!torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32>
+  return %0, %1, %2 : !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<int64_t> a = {7, -7, 1, 0}, b = {2, 2, 3, 5};
+  std::vector<float> x = {-2.0f, -0.5f, 0.0f, 3.0f};
+  std::vector<float> div(4), sig(4), relu(4);
+  load(*f).run({T(a.data()), T(b.data()), T(x.data())},
+               {T(div.data()), T(sig.data()), T(relu.data())});
+  expectNear(div, {3.5f, -3.5f, 1.0f / 3.0f, 0.0f});
+  std::vector<float> eSig(4), eRelu(4);
+  for (int i = 0; i < 4; ++i) {
+    eSig[i] = 1.0f / (1.0f + std::exp(-x[i]));
+    eRelu[i] = std::max(x[i], 0.0f);
+  }
+  expectNear(sig, eSig);
+  expectNear(relu, eRelu);
+}
+
+TEST(CompilerOps, ThresholdBackward) {
+  auto f = compile(R"mlir(
+func.func @forward(%g: !torch.vtensor<[5],f32>, %x: !torch.vtensor<[5],f32>) -> !torch.vtensor<[5],f32> {
+  %int0 = torch.constant.int 0
+  %0 = torch.aten.threshold_backward %g, %x, %int0 : (!torch.vtensor<[5],f32>, !torch.vtensor<[5],f32>, !torch.int) -> !torch.vtensor<[5],f32>
+  return %0 : !torch.vtensor<[5],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> g = {1, 2, 3, 4, 5}, x = {-1, 0, 0.5f, 2, -0.0f};
+  std::vector<float> out(5);
+  load(*f).run({T(g.data()), T(x.data())}, {T(out.data())});
+  // self <= threshold gives 0 (including self == 0 and -0).
+  expectNear(out, {0, 0, 3, 4, 0});
+}
+
+TEST(CompilerOps, AddmmWithScalars) {
+  // out0 = 1 * bias + 1 * x @ w (as nn.Linear); out1 = 0.5 * bias + 2 * x @ w;
+  // out2 = beta 0 with NaN in self: self is ignored.
+  auto f = compile(R"mlir(
+func.func @forward(%bias: !torch.vtensor<[3],f32>, %x: !torch.vtensor<[2,4],f32>, %w: !torch.vtensor<[4,3],f32>, %one: !torch.int, %beta: !torch.float, %alpha: !torch.float, %nan: !torch.vtensor<[2,3],f32>, %zero: !torch.float) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>) {
+  %0 = torch.aten.addmm %bias, %x, %w, %one, %one : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[4,3],f32>, !torch.int, !torch.int) -> !torch.vtensor<[2,3],f32>
+  %1 = torch.aten.addmm %bias, %x, %w, %beta, %alpha : (!torch.vtensor<[3],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[4,3],f32>, !torch.float, !torch.float) -> !torch.vtensor<[2,3],f32>
+  %2 = torch.aten.addmm %nan, %x, %w, %zero, %alpha : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[4,3],f32>, !torch.float, !torch.float) -> !torch.vtensor<[2,3],f32>
+  return %0, %1, %2 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> bias = {0.5f, -1.0f, 2.0f};
+  std::vector<float> x = iota(8, -1.0f, 0.5f), w = iota(12, 0.25f, -0.125f);
+  std::vector<float> nan(6, std::numeric_limits<float>::quiet_NaN());
+  std::vector<float> out0(6), out1(6), out2(6);
+  load(*f).run({T(bias.data()), T(x.data()), T(w.data()),
+                runtime::Arg::integer(1), runtime::Arg::floating(0.5),
+                runtime::Arg::floating(2.0), T(nan.data()),
+                runtime::Arg::floating(0.0)},
+               {T(out0.data()), T(out1.data()), T(out2.data())});
+  std::vector<float> e0(6), e1(6), e2(6);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      float p = 0;
+      for (int k = 0; k < 4; ++k)
+        p += x[i * 4 + k] * w[k * 3 + j];
+      e0[i * 3 + j] = bias[j] + p;
+      e1[i * 3 + j] = 0.5f * bias[j] + 2.0f * p;
+      e2[i * 3 + j] = 2.0f * p;
+    }
+  expectNear(out0, e0);
+  expectNear(out1, e1);
+  expectNear(out2, e2);
+}
+
+TEST(CompilerOps, BmmAndTranspose) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[2,2,3],f32>, %b: !torch.vtensor<[2,2,3],f32>) -> !torch.vtensor<[2,2,2],f32> {
+  %int1 = torch.constant.int 1
+  %intm1 = torch.constant.int -1
+  %bt = torch.aten.transpose_copy.int %b, %int1, %intm1 : (!torch.vtensor<[2,2,3],f32>, !torch.int, !torch.int) -> !torch.vtensor<[2,3,2],f32>
+  %0 = torch.aten.bmm %a, %bt : (!torch.vtensor<[2,2,3],f32>, !torch.vtensor<[2,3,2],f32>) -> !torch.vtensor<[2,2,2],f32>
+  return %0 : !torch.vtensor<[2,2,2],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = iota(12, 1.0f), b = iota(12, -3.0f, 0.5f);
+  std::vector<float> out(8), e(8);
+  load(*f).run({T(a.data()), T(b.data())}, {T(out.data())});
+  for (int n = 0; n < 2; ++n)
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j) {
+        float s = 0;
+        for (int k = 0; k < 3; ++k)
+          s += a[n * 6 + i * 3 + k] * b[n * 6 + j * 3 + k];
+        e[n * 4 + i * 2 + j] = s;
+      }
+  expectNear(out, e);
+}
+
+TEST(CompilerOps, SumKeepdimNegativeDimsAndMean) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[2,3,4],f32>) -> (!torch.vtensor<[1,3,1],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[],f32>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %intm1 = torch.constant.int -1
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %none = torch.constant.none
+  %dims = torch.prim.ListConstruct %intm1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.sum.dim_IntList %a, %dims, %true, %none : (!torch.vtensor<[2,3,4],f32>, !torch.list<int>, !torch.bool, !torch.none) -> !torch.vtensor<[1,3,1],f32>
+  %d1 = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %1 = torch.aten.mean.dim %a, %d1, %false, %none : (!torch.vtensor<[2,3,4],f32>, !torch.list<int>, !torch.bool, !torch.none) -> !torch.vtensor<[2,4],f32>
+  %2 = torch.aten.mean %a, %none : (!torch.vtensor<[2,3,4],f32>, !torch.none) -> !torch.vtensor<[],f32>
+  return %0, %1, %2 : !torch.vtensor<[1,3,1],f32>, !torch.vtensor<[2,4],f32>, !torch.vtensor<[],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = iota(24, -5.0f, 0.75f);
+  std::vector<float> sum(3), mean1(8), mean(1);
+  load(*f).run({T(a.data())}, {T(sum.data()), T(mean1.data()), T(mean.data())});
+  auto at = [&](int i, int j, int k) { return a[i * 12 + j * 4 + k]; };
+  std::vector<float> eSum(3, 0.0f), eMean1(8, 0.0f);
+  float total = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 4; ++k) {
+        eSum[j] += at(i, j, k);
+        eMean1[i * 4 + k] += at(i, j, k) / 3.0f;
+        total += at(i, j, k);
+      }
+  expectNear(sum, eSum);
+  expectNear(mean1, eMean1);
+  expectNear(mean, {total / 24.0f});
+}
+
+TEST(CompilerOps, LogSoftmaxIsStableAndBackward) {
+  auto f = compile(R"mlir(
+func.func @forward(%x: !torch.vtensor<[2,3],f32>, %g: !torch.vtensor<[2,3],f32>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>) {
+  %int1 = torch.constant.int 1
+  %int6 = torch.constant.int 6
+  %false = torch.constant.bool false
+  %0 = torch.aten._log_softmax %x, %int1, %false : (!torch.vtensor<[2,3],f32>, !torch.int, !torch.bool) -> !torch.vtensor<[2,3],f32>
+  %1 = torch.aten._log_softmax_backward_data %g, %0, %int1, %int6 : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.int, !torch.int) -> !torch.vtensor<[2,3],f32>
+  %2 = torch.aten._softmax %x, %int1, %false : (!torch.vtensor<[2,3],f32>, !torch.int, !torch.bool) -> !torch.vtensor<[2,3],f32>
+  %3 = torch.aten._softmax_backward_data %g, %2, %int1, %int6 : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.int, !torch.int) -> !torch.vtensor<[2,3],f32>
+  return %0, %1, %2, %3 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  // The second row would overflow exp() without the max subtraction.
+  std::vector<float> x = {0.5f, -1.0f, 2.0f, 1000.0f, 1001.0f, 1002.0f};
+  std::vector<float> g = {0.1f, -0.2f, 0.3f, 1.0f, 0.0f, -1.0f};
+  std::vector<float> lsm(6), lsmGrad(6), sm(6), smGrad(6);
+  load(*f).run({T(x.data()), T(g.data())},
+               {T(lsm.data()), T(lsmGrad.data()), T(sm.data()),
+                T(smGrad.data())});
+  std::vector<float> eLsm(6), eLsmGrad(6), eSm(6), eSmGrad(6);
+  for (int i = 0; i < 2; ++i) {
+    double m = std::max({x[i * 3], x[i * 3 + 1], x[i * 3 + 2]});
+    double s = 0, gs = 0, gy = 0;
+    for (int j = 0; j < 3; ++j)
+      s += std::exp(x[i * 3 + j] - m);
+    for (int j = 0; j < 3; ++j) {
+      eLsm[i * 3 + j] = float(x[i * 3 + j] - m - std::log(s));
+      eSm[i * 3 + j] = float(std::exp(x[i * 3 + j] - m) / s);
+      gs += g[i * 3 + j];
+      gy += g[i * 3 + j] * eSm[i * 3 + j];
+    }
+    for (int j = 0; j < 3; ++j) {
+      eLsmGrad[i * 3 + j] =
+          float(g[i * 3 + j] - std::exp(eLsm[i * 3 + j]) * gs);
+      eSmGrad[i * 3 + j] = float(eSm[i * 3 + j] * (g[i * 3 + j] - gy));
+    }
+  }
+  expectNear(lsm, eLsm);
+  expectNear(lsmGrad, eLsmGrad);
+  expectNear(sm, eSm);
+  expectNear(smGrad, eSmGrad);
+}
+
+namespace {
+const char *kNllLoss = R"mlir(
+func.func @forward(%x: !torch.vtensor<[4,3],f32>, %t: !torch.vtensor<[4],si64>, %w: !torch.vtensor<[3],f32>, %g: !torch.vtensor<[],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4,3],f32>) {
+  %none = torch.constant.none
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %intm100 = torch.constant.int -100
+  %0, %1 = torch.aten.nll_loss_forward %x, %t, %none, %int1, %intm100 : (!torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.none, !torch.int, !torch.int) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>)
+  %2 = torch.aten.nll_loss_backward %g, %x, %t, %none, %int1, %intm100, %1 : (!torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.none, !torch.int, !torch.int, !torch.vtensor<[],f32>) -> !torch.vtensor<[4,3],f32>
+  %3, %4 = torch.aten.nll_loss_forward %x, %t, %w, %int2, %intm100 : (!torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.vtensor<[3],f32>, !torch.int, !torch.int) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>)
+  %5, %6 = torch.aten.nll_loss_forward %x, %t, %w, %int0, %intm100 : (!torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.vtensor<[3],f32>, !torch.int, !torch.int) -> (!torch.vtensor<[4],f32>, !torch.vtensor<[],f32>)
+  %7 = torch.aten.nll_loss_backward %g, %x, %t, %w, %int1, %intm100, %4 : (!torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.vtensor<[3],f32>, !torch.int, !torch.int, !torch.vtensor<[],f32>) -> !torch.vtensor<[4,3],f32>
+  return %0, %1, %2, %3, %4, %5, %7 : !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4,3],f32>
+}
+)mlir";
+} // namespace
+
+TEST(CompilerOps, NllLossReductionsWithIgnoreIndex) {
+  auto f = compile(kNllLoss);
+  ASSERT_NE(f, nullptr);
+  runtime::Executable exe = load(*f);
+  std::vector<float> x = iota(12, -2.0f, -0.25f);
+  std::vector<float> w = {0.5f, 2.0f, 1.5f};
+  float g = 3.0f;
+  auto run = [&](std::vector<int64_t> t, float &mean, float &meanTw,
+                 std::vector<float> &meanGrad, float &sum, float &sumTw,
+                 std::vector<float> &none, std::vector<float> &wGrad) {
+    exe.run({T(x.data()), T(t.data()), T(w.data()), T(&g)},
+            {T(&mean), T(&meanTw), T(meanGrad.data()), T(&sum), T(&sumTw),
+             T(none.data()), T(wGrad.data())});
+  };
+
+  std::vector<int64_t> t = {0, 2, -100, 1};
+  float mean, meanTw, sum, sumTw;
+  std::vector<float> meanGrad(12), none(4), wGrad(12);
+  run(t, mean, meanTw, meanGrad, sum, sumTw, none, wGrad);
+
+  // Mean without weight: over the 3 non-ignored samples.
+  float picked = x[0 * 3 + 0] + x[1 * 3 + 2] + x[3 * 3 + 1];
+  EXPECT_NEAR(meanTw, 3.0f, 1e-6f);
+  EXPECT_NEAR(mean, -picked / 3.0f, 1e-5f);
+  std::vector<float> eMeanGrad(12, 0.0f);
+  for (int n : {0, 1, 3})
+    eMeanGrad[n * 3 + t[n]] = -g / 3.0f;
+  expectNear(meanGrad, eMeanGrad);
+
+  // Sum with weight: total_weight sums the weights of non-ignored targets.
+  float wsum = w[0] + w[2] + w[1];
+  float wloss = -(x[0] * w[0] + x[5] * w[2] + x[10] * w[1]);
+  EXPECT_NEAR(sumTw, wsum, 1e-6f);
+  EXPECT_NEAR(sum, wloss, 1e-5f);
+  // None: per-sample weighted loss, 0 for the ignored one.
+  expectNear(none, {-x[0] * w[0], -x[5] * w[2], 0.0f, -x[10] * w[1]});
+  // Backward with weight and mean: w[t] * -(g / total_weight).
+  std::vector<float> eWGrad(12, 0.0f);
+  for (int n : {0, 1, 3})
+    eWGrad[n * 3 + t[n]] = w[t[n]] * -(g / wsum);
+  expectNear(wGrad, eWGrad);
+
+  // All targets ignored: mean is 0 / 0 = NaN, total_weight 0, sum 0.
+  run({-100, -100, -100, -100}, mean, meanTw, meanGrad, sum, sumTw, none,
+      wGrad);
+  EXPECT_TRUE(std::isnan(mean));
+  EXPECT_EQ(meanTw, 0.0f);
+  EXPECT_EQ(sum, 0.0f);
+  EXPECT_EQ(sumTw, 0.0f);
+  expectNear(none, {0, 0, 0, 0});
+  expectNear(meanGrad, std::vector<float>(12, 0.0f));
+}
+
+TEST(CompilerOps, ViewPermuteExpandUnsqueeze) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[2,3,4],f32>, %b: !torch.vtensor<[2,3],f32>, %c: !torch.vtensor<[3],f32>) -> (!torch.vtensor<[4,6],f32>, !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,3,2],f32>) {
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int4 = torch.constant.int 4
+  %intm1 = torch.constant.int -1
+  %false = torch.constant.bool false
+  %vs = torch.prim.ListConstruct %intm1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %v = torch.aten.view_copy %a, %vs : (!torch.vtensor<[2,3,4],f32>, !torch.list<int>) -> !torch.vtensor<[6,4],f32>
+  %ps = torch.prim.ListConstruct %intm1, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.permute_copy %v, %ps : (!torch.vtensor<[6,4],f32>, !torch.list<int>) -> !torch.vtensor<[4,6],f32>
+  %s1 = torch.prim.ListConstruct %int3, %intm1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.view_copy %b, %s1 : (!torch.vtensor<[2,3],f32>, !torch.list<int>) -> !torch.vtensor<[3,2],f32>
+  %u = torch.aten.unsqueeze_copy %c, %intm1 : (!torch.vtensor<[3],f32>, !torch.int) -> !torch.vtensor<[3,1],f32>
+  %es = torch.prim.ListConstruct %int2, %intm1, %int2 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %2 = torch.aten.expand_copy %u, %es, %false : (!torch.vtensor<[3,1],f32>, !torch.list<int>, !torch.bool) -> !torch.vtensor<[2,3,2],f32>
+  return %0, %1, %2 : !torch.vtensor<[4,6],f32>, !torch.vtensor<[3,2],f32>, !torch.vtensor<[2,3,2],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = iota(24), b = iota(6, 10.0f), c = {7, 8, 9};
+  std::vector<float> perm(24), view(6), expanded(12);
+  load(*f).run({T(a.data()), T(b.data()), T(c.data())},
+               {T(perm.data()), T(view.data()), T(expanded.data())});
+  // view [2,3,4] -> [6,4] keeps the row-major order; permute transposes.
+  std::vector<float> ePerm(24);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j)
+      ePerm[i * 6 + j] = a[j * 4 + i];
+  expectNear(perm, ePerm);
+  expectNear(view, b);
+  std::vector<float> eExpanded(12);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k)
+        eExpanded[i * 6 + j * 2 + k] = c[j];
+  expectNear(expanded, eExpanded);
+}
+
+TEST(CompilerOps, ZeroFillAndPow) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[3],f32>, %v: !torch.float, %e: !torch.int) -> (!torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>) {
+  %0 = torch.aten.zero %a : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  %1 = torch.aten.fill.Scalar %a, %v : (!torch.vtensor<[3],f32>, !torch.float) -> !torch.vtensor<[3],f32>
+  %2 = torch.aten.pow.Tensor_Scalar %a, %e : (!torch.vtensor<[3],f32>, !torch.int) -> !torch.vtensor<[3],f32>
+  return %0, %1, %2 : !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>, !torch.vtensor<[3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = {-2.0f, 0.5f, 3.0f};
+  std::vector<float> zero(3, 1.0f), fill(3), pow(3);
+  load(*f).run({T(a.data()), runtime::Arg::floating(1.25),
+                runtime::Arg::integer(3)},
+               {T(zero.data()), T(fill.data()), T(pow.data())});
+  expectNear(zero, {0, 0, 0});
+  expectNear(fill, {1.25f, 1.25f, 1.25f});
+  // Negative bases with an integral exponent, as torch.pow.
+  expectNear(pow, {-8.0f, 0.125f, 27.0f});
+}
+
+TEST(CompilerOps, UnsupportedOpIsReportedByName) {
+  CompileOptions options;
+  CompileResult r = compileTorchModule(R"mlir(
+func.func @forward(%x: !torch.vtensor<[4,3],f32>, %d: !torch.int) -> !torch.vtensor<[3,4],f32> {
+  %int0 = torch.constant.int 0
+  %0 = torch.aten.transpose_copy.int %x, %int0, %d : (!torch.vtensor<[4,3],f32>, !torch.int, !torch.int) -> !torch.vtensor<[3,4],f32>
+  return %0 : !torch.vtensor<[3,4],f32>
+}
+)mlir",
+                                       options);
+  EXPECT_EQ(r.function, nullptr);
+  EXPECT_EQ(r.unsupportedOps,
+            (std::vector<std::string>{"torch.aten.transpose_copy.int"}));
+  EXPECT_NE(r.error.find("dim0 and dim1 must be constants"), std::string::npos)
+      << r.error;
+}
