@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
@@ -73,14 +74,19 @@ std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& co
   if (fn.inputs.size() != graph.inputs().size())
     return "compiled function takes " + std::to_string(fn.inputs.size()) +
            " inputs, the graph has " + std::to_string(graph.inputs().size());
-  if (fn.outputs.size() != comp.result_shapes().size())
-    return "compiled function returns " + std::to_string(fn.outputs.size()) +
-           " results, LTC expects " + std::to_string(comp.result_shapes().size());
-  for (size_t i = 0; i < fn.outputs.size(); ++i) {
+  if (comp.outputs.size() != comp.result_shapes().size())
+    return "graph has " + std::to_string(comp.outputs.size()) + " outputs, LTC expects " +
+           std::to_string(comp.result_shapes().size());
+  for (size_t i = 0; i < comp.outputs.size(); ++i) {
+    const OutputRef& ref = comp.outputs[i];
     const torch::lazy::Shape& s = comp.result_shapes()[i];
-    if (fn.outputs[i].kind != ValueKind::Tensor || fn.outputs[i].dtype != DtypeName(s.scalar_type()) ||
-        fn.outputs[i].shape != s.sizes().vec())
-      return "result " + std::to_string(i) + " does not match LTC's shape " + s.to_string();
+    const std::vector<ValueDesc>& from = ref.source == OutputSource::kResult ? fn.outputs : fn.inputs;
+    if (ref.index >= from.size())
+      return "output " + std::to_string(i) + " refers to a missing value";
+    const ValueDesc& d = from[ref.index];
+    if (d.kind != ValueKind::Tensor || d.dtype != DtypeName(s.scalar_type()) ||
+        d.shape != s.sizes().vec())
+      return "output " + std::to_string(i) + " does not match LTC's shape " + s.to_string();
   }
   return "";
 }
@@ -199,6 +205,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
   void CompileOne(MlirComputation& comp) const {
     EmittedModule emitted = EmitTorchDialect(*comp.graph(), comp.parameter_shapes());
     comp.torch_dialect = emitted.text;
+    comp.outputs = emitted.outputs;
     char name[32];
     std::snprintf(name, sizeof(name), "graph_%016zx", std::hash<std::string>()(emitted.text));
     comp.name = name;
@@ -238,6 +245,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     TORCH_CHECK(arguments.size() == exe.inputs().size(), "ltc_mlir: graph ", comp.name,
                 " expects ", exe.inputs().size(), " arguments, got ", arguments.size());
     std::vector<at::Tensor> keep_alive;
+    std::map<size_t, at::Tensor> keep_alive_by_input;  // input index -> buffer passed
     std::vector<runtime::Arg> inputs;
     for (size_t i = 0; i < arguments.size(); ++i) {
       auto data = std::static_pointer_cast<TSData>(arguments[i]);
@@ -260,19 +268,42 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
       TORCH_CHECK(t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i, " of ",
                   comp.name, " has shape ", t.sizes(), ", compiled for ", c10::IntArrayRef(spec.shape));
       inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
+      keep_alive_by_input[i] = t;
       keep_alive.push_back(std::move(t));
     }
     std::vector<at::Tensor> out_tensors;
     std::vector<runtime::Arg> outputs;
-    for (const torch::lazy::Shape& s : comp.result_shapes()) {
-      out_tensors.push_back(at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
+    for (const runtime::ArgSpec& spec : exe.outputs()) {
+      (void)spec;
+      size_t r = out_tensors.size();
+      // The shape of result r is that of the first graph output it feeds.
+      for (size_t i = 0; i < comp.outputs.size(); ++i) {
+        if (comp.outputs[i].source == OutputSource::kResult && comp.outputs[i].index == r) {
+          const torch::lazy::Shape& s = comp.result_shapes()[i];
+          out_tensors.push_back(at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
+          break;
+        }
+      }
+      TORCH_CHECK(out_tensors.size() == r + 1, "ltc_mlir: result ", r, " of ", comp.name,
+                  " feeds no graph output");
       outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
     }
     runtime::setNumThreads(GetNumThreads());
     exe.run(inputs, outputs);
+    // LTC buffers are never written after they are produced, so a graph
+    // output that repeats a result or passes an input through shares it,
+    // as with the TorchScript backend.
     std::vector<BackendDataPtr> results;
-    for (size_t i = 0; i < out_tensors.size(); ++i)
-      results.push_back(std::make_shared<TSData>(out_tensors[i], comp.result_shapes()[i], device));
+    for (size_t i = 0; i < comp.outputs.size(); ++i) {
+      const OutputRef& ref = comp.outputs[i];
+      if (ref.source == OutputSource::kInput) {
+        results.push_back(std::make_shared<TSData>(keep_alive_by_input.at(ref.index),
+                                                   comp.result_shapes()[i], device));
+      } else {
+        results.push_back(
+            std::make_shared<TSData>(out_tensors[ref.index], comp.result_shapes()[i], device));
+      }
+    }
     return results;
   }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/runtime/executable.h"
 
 namespace ltc_mlir {
@@ -39,6 +40,7 @@ class MlirComputation : public torch::lazy::Computation {
   // Set once by Compile().
   std::string name;            // graph_<hash of the torch-dialect text>
   std::string torch_dialect;   // what was handed to mlir_lowering
+  std::vector<OutputRef> outputs;  // graph output -> function result or input
   std::shared_ptr<runtime::Executable> executable;  // null: fallback path
   std::vector<std::string> fallback_ops;            // why it fell back, as op names
   std::string fallback_reason;

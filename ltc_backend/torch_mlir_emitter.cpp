@@ -80,9 +80,28 @@ class Emitter {
     }
     for (const torch::jit::Node* node : graph_.nodes()) EmitNode(node);
 
+    // Outputs that are graph inputs, or repeat an earlier output, are not
+    // returned by the function: the backend hands back the same buffer.
+    // (Fewer copies, and each returned value gets its own out-param.)
     std::ostringstream results, result_types;
     bool first = true;
+    std::unordered_map<const torch::jit::Value*, size_t> returned;
+    std::unordered_map<const torch::jit::Value*, size_t> input_index;
+    for (size_t i = 0; i < graph_.inputs().size(); ++i) input_index[graph_.inputs()[i]] = i;
     for (const torch::jit::Value* out : graph_.outputs()) {
+      auto in = input_index.find(out);
+      if (in != input_index.end()) {
+        module_.outputs.push_back({OutputSource::kInput, in->second});
+        continue;
+      }
+      auto seen = returned.find(out);
+      if (seen != returned.end()) {
+        module_.outputs.push_back({OutputSource::kResult, seen->second});
+        continue;
+      }
+      size_t index = returned.size();
+      returned[out] = index;
+      module_.outputs.push_back({OutputSource::kResult, index});
       results << (first ? "" : ", ") << Name(out);
       result_types << (first ? "" : ", ") << Type(out);
       first = false;
@@ -168,10 +187,57 @@ class Emitter {
       }
       Bind(out, EmitOp("torch.prim.ListConstruct", elems, types, "", "!torch.list<int>"),
            "!torch.list<int>");
+    } else if (iv->isTensor()) {
+      EmitTensorLiteral(out, iv->toTensor());
     } else {
-      // Devices, strings, tensors, layouts: nothing in the dialect takes them.
+      // Devices, strings, layouts: nothing in the dialect takes them.
       Unsupported("prim::Constant", "constant of type " + out->type()->str());
     }
+  }
+
+  // LTC embeds small tensors (e.g. the 0-dim 1.0 that seeds backward).
+  void EmitTensorLiteral(const torch::jit::Value* out, const at::Tensor& value) {
+    constexpr int64_t kMaxLiteralElements = 1 << 20;
+    if (!CheckDtype(value.scalar_type(), "tensor constant")) return;
+    if (value.numel() == 0 || value.numel() > kMaxLiteralElements || value.is_sparse() ||
+        value.is_quantized())
+      return Unsupported("prim::Constant", "tensor constant too large or not dense");
+    at::Tensor t = value.contiguous().cpu();
+    std::ostringstream attr;
+    attr << "value = dense<";
+    if (t.scalar_type() == c10::ScalarType::Bool) {
+      // Booleans as a flat list; the hex form packs i1 differently.
+      attr << "[";
+      const bool* data = t.data_ptr<bool>();
+      for (int64_t i = 0; i < t.numel(); ++i) attr << (i ? ", " : "") << (data[i] ? "true" : "false");
+      attr << "]";
+      if (t.dim() != 1) {
+        // A flat list only fits rank-1; other ranks use a splat or fall back.
+        bool same = true;
+        for (int64_t i = 1; i < t.numel(); ++i) same &= data[i] == data[0];
+        if (!same) return Unsupported("prim::Constant", "non-splat boolean tensor constant of rank != 1");
+        attr.str("");
+        attr << "value = dense<" << (t.numel() && data[0] ? "true" : "false");
+      }
+    } else {
+      // Raw little-endian bytes: exact for every float and integer dtype.
+      static const char* hex = "0123456789ABCDEF";
+      const auto* bytes = static_cast<const unsigned char*>(t.data_ptr());
+      std::string h = "\"0x";
+      for (size_t i = 0; i < t.nbytes(); ++i) {
+        h += hex[bytes[i] >> 4];
+        h += hex[bytes[i] & 15];
+      }
+      attr << h << "\"";
+    }
+    std::string builtin = "tensor<";
+    for (int64_t d : t.sizes()) builtin += std::to_string(d) + "x";
+    std::string dt = DtypeName(t.scalar_type());
+    if (dt[0] == 's' || dt[0] == 'u') dt = "i" + dt.substr(2);  // signless
+    builtin += dt + ">";
+    attr << "> : " << builtin;
+    std::string type = TensorTypeText(t.scalar_type(), t.sizes());
+    Bind(out, EmitOp("torch.vtensor.literal", {}, {}, attr.str(), type), type);
   }
 
   std::string EmitInt(int64_t v) {

@@ -13,8 +13,17 @@
 namespace ltc_mlir {
 namespace backend {
 
+// Where graph output i comes from: function result `index`, or graph
+// input `index` passed through unchanged.
+enum class OutputSource { kResult, kInput };
+struct OutputRef {
+  OutputSource source;
+  size_t index;
+};
+
 struct EmittedModule {
   std::string text;
+  std::vector<OutputRef> outputs;  // one per graph output
   // Ops or constructs this emitter cannot express (e.g. "aten::_to_copy"),
   // with a reason each; non-empty means the graph must take the fallback path.
   std::vector<std::string> unsupported_ops;

@@ -14,6 +14,7 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -122,7 +123,28 @@ struct PrepareFunctionBoundariesPass
               BoolAttr::get(ctx, false));
       func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     UnitAttr::get(ctx));
+      copyRepeatedResults(func);
     }
+  }
+
+  // buffer-results-to-out-params (with hoisted allocs) crashes in MLIR 22
+  // when one value is returned twice, which happens whenever lowering folds
+  // e.g. `x` and `detach_copy(x)` together. Give every repeat its own copy.
+  static void copyRepeatedResults(func::FuncOp func) {
+    func.walk([](func::ReturnOp ret) {
+      llvm::SmallPtrSet<Value, 8> seen;
+      OpBuilder builder(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = llvm::dyn_cast<RankedTensorType>(v.getType());
+        if (!type || seen.insert(v).second)
+          continue;
+        Value copy = bufferization::AllocTensorOp::create(
+            builder, ret.getLoc(), type, /*dynamicSizes=*/ValueRange(),
+            /*copy=*/v);
+        operand.set(copy);
+      }
+    });
   }
 };
 } // namespace

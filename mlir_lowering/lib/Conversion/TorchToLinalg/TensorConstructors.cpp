@@ -44,12 +44,28 @@ public:
   }
 };
 
+// Literals become arith.constant of the same (already builtin) attribute.
+class ConvertValueTensorLiteralOp
+    : public TorchConversionPattern<torch::ValueTensorLiteralOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::ValueTensorLiteralOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto value = llvm::dyn_cast<TypedAttr>(op.getValue());
+    if (!value)
+      return fail(op, rewriter, "literal value is not a typed attribute");
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
+    return success();
+  }
+};
+
 } // namespace
 
 void populateTensorConstructorsPatterns(TorchTypeConverter &typeConverter,
                                         RewritePatternSet &patterns) {
-  patterns.add<ConvertZeroOp, ConvertFillScalarOp>(typeConverter,
-                                                   patterns.getContext());
+  patterns.add<ConvertZeroOp, ConvertFillScalarOp, ConvertValueTensorLiteralOp>(
+      typeConverter, patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

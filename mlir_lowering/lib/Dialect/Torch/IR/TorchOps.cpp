@@ -38,6 +38,9 @@ Operation *TorchDialect::materializeConstant(OpBuilder &builder,
       return ConstantBoolOp::create(builder, loc, type, attr);
   if (llvm::isa<NoneType>(type) && llvm::isa<UnitAttr>(value))
     return ConstantNoneOp::create(builder, loc, type);
+  if (llvm::isa<ValueTensorType>(type))
+    if (auto attr = llvm::dyn_cast<ElementsAttr>(value))
+      return ValueTensorLiteralOp::create(builder, loc, type, attr);
   return nullptr;
 }
 
@@ -120,6 +123,18 @@ OpFoldResult ConstantFloatOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantBoolOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantNoneOp::fold(FoldAdaptor) {
   return UnitAttr::get(getContext());
+}
+OpFoldResult ValueTensorLiteralOp::fold(FoldAdaptor) { return getValueAttr(); }
+
+LogicalResult ValueTensorLiteralOp::verify() {
+  auto resultType = llvm::cast<ValueTensorType>(getType());
+  auto valueType = llvm::dyn_cast<RankedTensorType>(getValue().getType());
+  if (!valueType || valueType != resultType.toBuiltinTensor())
+    return emitOpError("value of type ")
+           << getValue().getType() << " does not match the result type "
+           << resultType << " (expected " << resultType.toBuiltinTensor()
+           << ")";
+  return success();
 }
 
 LogicalResult PrimListConstructOp::verify() {

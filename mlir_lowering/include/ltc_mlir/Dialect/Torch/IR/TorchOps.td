@@ -53,6 +53,21 @@ def Torch_PrimListConstructOp : Torch_Op<"prim.ListConstruct", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Torch_ValueTensorLiteralOp : Torch_Op<"vtensor.literal", [ConstantLike, Pure]> {
+  let summary = "tensor constant";
+  let description = [{
+    A tensor embedded in the graph, e.g. the 0-dim `1.0` LTC creates as the
+    seed of backward. `value` is a dense elements attribute of the builtin
+    tensor type that the result converts to (signless integers):
+    `%0 = torch.vtensor.literal(dense<1.0> : tensor<f32>) : !torch.vtensor<[],f32>`.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs Torch_VTensor:$result);
+  let assemblyFormat = "`(` $value `)` attr-dict `:` qualified(type($result))";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // ATen ops
 //===----------------------------------------------------------------------===//
