@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <set>
 #include <unordered_map>
 
 namespace ltc_mlir {
@@ -263,10 +264,44 @@ class Emitter {
     Bind(node->output(), EmitOp("torch.prim.ListConstruct", elems, types, "", type), type);
   }
 
+  // Some TS lowerings build helper nodes LTC has no shape for (e.g. the
+  // aten::expand before the clone of a scalar expand); derive the few we meet
+  // from their operands.
+  static c10::TensorTypePtr InferType(const torch::jit::Node* node) {
+    if (node->inputs().empty()) return nullptr;
+    auto in = node->input(0)->type()->cast<c10::TensorType>();
+    if (!in || !in->sizes().concrete_sizes() || !in->scalarType()) return nullptr;
+    std::vector<int64_t> in_sizes = *in->sizes().concrete_sizes();
+    const c10::Symbol k = node->kind();
+    std::vector<int64_t> sizes;
+    if (k == c10::aten::clone || k == c10::aten::detach || k == c10::aten::contiguous) {
+      sizes = in_sizes;
+    } else if (k == c10::aten::expand || k == c10::aten::expand_copy) {
+      c10::optional<c10::IValue> list = torch::jit::toIValue(node->input(1));
+      if (!list || !list->isIntList()) return nullptr;
+      sizes = list->toIntVector();
+      size_t lead = sizes.size() - std::min(sizes.size(), in_sizes.size());
+      for (size_t i = 0; i < sizes.size(); ++i)
+        if (sizes[i] == -1) {
+          if (i < lead) return nullptr;
+          sizes[i] = in_sizes[i - lead];
+        }
+    } else {
+      return nullptr;
+    }
+    return c10::TensorType::createContiguous(*in->scalarType(), c10::kCPU, sizes);
+  }
+
   // Type text of a node output: tensors need the complete type LTC gave them.
   bool ResultType(const torch::jit::Node* node, const torch::jit::Value* out,
                   std::string* type) {
     if (auto tt = out->type()->cast<c10::TensorType>()) {
+      if (!tt->sizes().concrete_sizes() || !tt->scalarType()) {
+        if (c10::TensorTypePtr inferred = node->outputs().size() == 1 ? InferType(node) : nullptr) {
+          const_cast<torch::jit::Value*>(out)->setType(inferred);
+          tt = inferred;
+        }
+      }
       auto sizes = tt->sizes().concrete_sizes();
       auto dtype = tt->scalarType();
       if (!sizes || !dtype) {
@@ -292,7 +327,14 @@ class Emitter {
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return Unsupported(node->kind().toQualString(), "no schema");
     std::string name = schema->name();  // "aten::add"
-    std::string op = "torch.aten." + name.substr(name.find("::") + 2);
+    std::string base = name.substr(name.find("::") + 2);
+    // On value tensors a view and its *_copy variant mean the same thing; LTC
+    // still emits a few plain views (e.g. the expand of a scalar expand).
+    static const std::set<std::string> kViews = {"expand", "view", "permute", "t",
+                                                 "transpose", "unsqueeze", "squeeze",
+                                                 "detach", "as_strided"};
+    if (kViews.count(base)) base += "_copy";
+    std::string op = "torch.aten." + base;
     if (!schema->overload_name().empty()) op += "." + schema->overload_name();
     std::vector<std::string> operands, types;
     for (const torch::jit::Value* in : node->inputs()) {

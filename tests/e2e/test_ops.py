@@ -75,10 +75,19 @@ CASES = [
 ]
 
 
+# (rtol, atol) where 1e-5 is too tight for a legitimate reason.
+TOLERANCES = {
+    # f32 dot products of length 784 summed in another order (vectorized
+    # accumulators) differ from BLAS by a few ulp of the ~30-magnitude result.
+    "mm_large": (1e-4, 1e-4),
+}
+
+
 @pytest.mark.parametrize("name,fn,inputs,grads", CASES, ids=[c[0] for c in CASES])
 def test_op(name, fn, inputs, grads):
     eager, lazy = run_both(fn, *inputs, grad_inputs=grads)
-    assert_close(eager, lazy, rtol=1e-5, atol=1e-5)
+    rtol, atol = TOLERANCES.get(name, (1e-5, 1e-5))
+    assert_close(eager, lazy, rtol=rtol, atol=atol)
     assert_all_native()
 
 

@@ -16,9 +16,14 @@ def make_model():
 
 
 def data(steps, batch=64):
+    """Learnable synthetic data: the label is the argmax of a fixed projection."""
     g = torch.Generator().manual_seed(42)
-    return [(torch.randn(batch, 784, generator=g), torch.randint(0, 10, (batch,), generator=g))
-            for _ in range(steps)]
+    proj = torch.randn(784, 10, generator=g)
+    out = []
+    for _ in range(steps):
+        x = torch.randn(batch, 784, generator=g)
+        out.append((x, (x @ proj).argmax(1)))
+    return out
 
 
 def train(model, device, batches, loss_fn):
