@@ -193,9 +193,9 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     for (const std::string& op : blocking_ops) blocking.push_back(OpKey(op));
     std::sort(blocking.begin(), blocking.end());
     blocking.erase(std::unique(blocking.begin(), blocking.end()), blocking.end());
-    comp.fallback_reason = comp.name + ": " +
-                           (blocking.empty() ? std::string("") : "unsupported " + Join(blocking, ", ") + "; ") +
-                           why;
+    std::string text = blocking.empty() ? "" : "unsupported " + Join(blocking, ", ");
+    if (!why.empty()) text += (text.empty() ? "" : " -- ") + why;
+    comp.fallback_reason = comp.name + ": " + text;
     if (comp.fallback_ops.empty() && !blocking.empty()) comp.fallback_ops = blocking;
     Metrics::RecordFallbackGraph(comp.fallback_reason);
     TORCH_WARN("ltc_mlir: graph runs through the TorchScript fallback (", comp.fallback_reason,
@@ -220,9 +220,11 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     };
     CompileResult result = compileTorchModule(emitted.text, options);
     if (!result.function) {
-      std::string why = result.error;
+      // Unsupported ops are named by FallBack; other errors keep their text.
+      std::string why = result.unsupportedOps.empty() ? result.error : "";
       if (why.size() > 2000) why = why.substr(0, 2000) + "...";
-      if (!result.reproducerPath.empty()) why += " [reproducer: " + result.reproducerPath + "]";
+      if (!result.reproducerPath.empty())
+        why += std::string(why.empty() ? "" : " ") + "[reproducer: " + result.reproducerPath + "]";
       return FallBack(comp, why, result.unsupportedOps);
     }
     std::string mismatch = CheckSignature(*result.function, comp);

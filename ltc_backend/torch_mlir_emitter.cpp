@@ -138,9 +138,8 @@ class Emitter {
   const std::pair<std::string, std::string>& Lookup(const torch::jit::Value* v) {
     auto it = names_.find(v);
     if (it == names_.end()) {
-      // A value produced by a construct we did not emit: keep the text
-      // well-formed enough to report, the graph falls back anyway.
-      Unsupported("value %" + v->debugName(), "produced by an unsupported construct");
+      // A value produced by a construct we did not emit (already reported
+      // as unsupported): keep going so that every unsupported op is named.
       it = names_.emplace(v, std::make_pair("%undef" + std::to_string(next_++),
                                             std::string("none"))).first;
     }

@@ -32,6 +32,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // Tensor level: parallel + register tiles, vectorization, then keep the
   // matmul accumulators in vector registers across the K loop.
   os << "ltc-prepare-function-boundaries,"
+     << "func.func(ltc-fold-transposes-into-contractions),"
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")
      << " vectorize=" << (options.vectorize ? "true" : "false") << "}),"
@@ -179,6 +180,7 @@ struct LinalgToLLVMPipelineOptions
 void ltc_mlir::registerPipelines() {
   registerPass(createPrepareFunctionBoundariesPass);
   registerPass(createTileAndVectorizePass);
+  registerPass(createFoldTransposesIntoContractionsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

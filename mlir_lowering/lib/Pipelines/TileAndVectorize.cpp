@@ -153,6 +153,13 @@ TileAndVectorizePass::planContraction(linalg::LinalgOp op,
   // here for the matmuls an external kernel should handle.
   unsigned lanes = lanesFor(op);
   unsigned m = dims->m.front(), n = dims->n.front();
+  // The vector dim `n` is the innermost dim of the result (after transpose
+  // folding it may be the "m" dim of inferContractionDims).
+  AffineMap outMap = op.getIndexingMapMatchingResult(op->getResult(0));
+  if (outMap.getNumResults() > 0)
+    if (auto last = llvm::dyn_cast<AffineDimExpr>(outMap.getResults().back()))
+      if (last.getPosition() == m)
+        std::swap(m, n);
   int64_t mr = pickTile(ranges[m], lanes >= 16 ? 8 : 6, 1);
   int64_t nr = pickTile(ranges[n], 2 * lanes, lanes);
 

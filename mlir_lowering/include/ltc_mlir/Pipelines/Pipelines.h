@@ -69,6 +69,11 @@ buildTorchToLLVMPipeline(mlir::OpPassManager &pm,
 /// `llvm.emit_c_interface`.
 std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
 
+/// `ltc-fold-transposes-into-contractions` (func): folds linalg.transpose
+/// operands and results of contractions into the contraction's indexing maps
+/// (a linalg.generic) when the vector dim stays contiguous.
+std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
+
 /// `ltc-tile-and-vectorize` (func): tiles linalg ops on tensors into
 /// scf.forall (parallel outer tiles) + scf.for (register tiles) and
 /// vectorizes the register tiles.

@@ -1,13 +1,18 @@
 //===- DataMovement.cpp - *_copy view ops, clone, detach ------------------===//
 //
 // LTC functionalizes views into value-semantic *_copy ops. Permutations
-// become linalg.transpose, reshapes tensor.collapse_shape/expand_shape (no
-// data movement once bufferized), expand_copy a broadcasting linalg.generic,
-// and identity ops forward their operand.
+// become linalg.transpose, reshapes and squeezes tensor.collapse_shape/
+// expand_shape (no data movement once bufferized), expand_copy a
+// broadcasting linalg.generic, as_strided_copy a reshape or a gather from the
+// flattened input, and identity ops forward their operand. IntImplicit (the
+// 0-dim tensor -> int conversion feeding as_strided_copy's offset) is here
+// too.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include <type_traits>
 
 using namespace mlir;
 
@@ -262,6 +267,238 @@ public:
   }
 };
 
+/// squeeze_copy (every size-1 dim) and squeeze_copy.dim (that dim if its
+/// size is 1, else the identity): a tensor.collapse_shape.
+template <typename OpTy>
+class ConvertSqueezeCopyOp : public TorchConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = this->getTensorType(op.getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
+    if (!type)
+      return this->fail(op, rewriter, "result type is not convertible");
+    SmallVector<int64_t> shape;
+    if constexpr (std::is_same_v<OpTy, torch::AtenSqueezeCopyDimOp>) {
+      std::optional<int64_t> dim = getConstantInt(op.getDim());
+      if (!dim)
+        return this->fail(op, rewriter, "dim must be a constant");
+      std::optional<int64_t> d = normalizeDim(*dim, inputType.getRank());
+      if (!d)
+        return this->fail(op, rewriter, "dim out of range");
+      shape.assign(inputType.getShape().begin(), inputType.getShape().end());
+      // A 0-dim tensor stays 0-dim; a dim of size != 1 is kept.
+      if (inputType.getRank() > 0 && shape[*d] == 1)
+        shape.erase(shape.begin() + *d);
+    } else {
+      for (int64_t size : inputType.getShape())
+        if (size != 1)
+          shape.push_back(size);
+    }
+    if (!llvm::equal(shape, type.getShape()))
+      return this->fail(op, rewriter, "result type does not match squeeze");
+    FailureOr<Value> result =
+        createReshape(rewriter, op.getLoc(), adaptor.getSelf(), type);
+    if (failed(result))
+      return this->fail(op, rewriter, "cannot reshape");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
+/// The value of a 0-dim integer tensor constant (arith.constant or
+/// torch.vtensor.literal, as the value or behind unrealized casts).
+std::optional<int64_t> getConstantScalarTensor(Value tensor, bool isUnsigned) {
+  while (auto castOp = tensor.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (castOp.getInputs().size() != 1)
+      break;
+    tensor = castOp.getInputs()[0];
+  }
+  Attribute attr;
+  if (auto c = tensor.getDefiningOp<arith::ConstantOp>())
+    attr = c.getValue();
+  else if (auto lit = tensor.getDefiningOp<torch::ValueTensorLiteralOp>())
+    attr = lit.getValue();
+  auto elements = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+  if (!elements || elements.getNumElements() != 1)
+    return std::nullopt;
+  APInt v = *elements.value_begin<APInt>();
+  if (v.getBitWidth() == 1 || isUnsigned)
+    return static_cast<int64_t>(v.getZExtValue());
+  return v.getSExtValue();
+}
+
+/// IntImplicit(a): a.item() of a 0-dim integer tensor as an i64; a constant
+/// (e.g. the `vtensor.literal 0` storage offset autograd emits) folds.
+class ConvertIntImplicitOp
+    : public TorchConversionPattern<torch::AtenIntImplicitOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenIntImplicitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto inputType = cast<RankedTensorType>(adaptor.getA().getType());
+    Type elemType = inputType.getElementType();
+    if (inputType.getRank() != 0 || !isa<IntegerType>(elemType))
+      return fail(op, rewriter, "expects a 0-dim integer tensor");
+    bool isUnsigned = isUnsignedDtype(getTorchDtype(op.getA()));
+    Location loc = op.getLoc();
+    if (std::optional<int64_t> v =
+            getConstantScalarTensor(adaptor.getA(), isUnsigned)) {
+      rewriter.replaceOp(op, arith::ConstantOp::create(
+                                 rewriter, loc, rewriter.getI64IntegerAttr(*v))
+                                 .getResult());
+      return success();
+    }
+    Value element =
+        tensor::ExtractOp::create(rewriter, loc, adaptor.getA(), ValueRange{});
+    rewriter.replaceOp(op, castScalar(rewriter, loc, element,
+                                      rewriter.getI64Type(), isUnsigned));
+    return success();
+  }
+};
+
+/// as_strided_copy(self, size, stride, storage_offset):
+///   result[i...] = flat(self)[offset + sum_k i_k * stride_k].
+/// The contiguous strides of a same-sized result with offset 0 (what
+/// autograd emits when accumulating gradients) are a reshape; anything else
+/// is a linalg.generic reading the collapsed 1-D self with tensor.extract.
+class ConvertAsStridedCopyOp
+    : public TorchConversionPattern<torch::AtenAsStridedCopyOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenAsStridedCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
+    if (!type || type.getElementType() != inputType.getElementType())
+      return fail(op, rewriter, "result type is not convertible");
+    std::optional<SmallVector<int64_t>> size = getConstantIntList(op.getSize());
+    std::optional<SmallVector<int64_t>> stride =
+        getConstantIntList(op.getStride());
+    if (!size || !stride)
+      return fail(op, rewriter, "size and stride must be constant int lists");
+    if (size->size() != stride->size())
+      return fail(op, rewriter, "size and stride differ in length");
+    if (!llvm::equal(*size, type.getShape()))
+      return fail(op, rewriter, "result type does not match size");
+    if (llvm::any_of(*stride, [](int64_t s) { return s < 0; }))
+      return fail(op, rewriter, "negative strides are not supported");
+
+    // The storage offset: None (self's offset, 0), a constant, or a value
+    // known only at run time.
+    std::optional<int64_t> offset;
+    Value offsetValue;
+    if (isNone(op.getStorageOffset())) {
+      offset = 0;
+    } else {
+      offset = getConstantInt(adaptor.getStorageOffset());
+      auto implicit =
+          op.getStorageOffset().getDefiningOp<torch::AtenIntImplicitOp>();
+      if (!offset && implicit)
+        offset = getConstantScalarTensor(
+            implicit.getA(), isUnsignedDtype(getTorchDtype(implicit.getA())));
+      if (!offset)
+        offsetValue = adaptor.getStorageOffset();
+    }
+    if (offset && *offset < 0)
+      return fail(op, rewriter, "negative storage offset");
+
+    Location loc = op.getLoc();
+    int64_t numel = inputType.getNumElements();
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, type));
+      return success();
+    }
+    // The largest element index read, relative to the offset.
+    int64_t span = 0;
+    for (auto [s, st] : llvm::zip_equal(*size, *stride))
+      span += (s - 1) * st;
+    if (span >= numel || (offset && *offset + span >= numel))
+      return fail(op, rewriter, "size, stride and storage offset read out of "
+                                "the bounds of self");
+
+    // Fast path: the contiguous layout of all of self.
+    if (offset == 0 && type.getNumElements() == numel &&
+        isContiguous(*size, *stride)) {
+      FailureOr<Value> result =
+          createReshape(rewriter, loc, adaptor.getSelf(), type);
+      if (failed(result))
+        return fail(op, rewriter, "cannot reshape");
+      rewriter.replaceOp(op, *result);
+      return success();
+    }
+
+    auto flatType = RankedTensorType::get({numel}, inputType.getElementType());
+    FailureOr<Value> flat =
+        createReshape(rewriter, loc, adaptor.getSelf(), flatType);
+    if (failed(flat))
+      return fail(op, rewriter, "cannot flatten self");
+    Value base; // null for a zero offset
+    if (offset) {
+      if (*offset != 0)
+        base = arith::ConstantIndexOp::create(rewriter, loc, *offset);
+    } else {
+      // Keep a bad run-time offset inside self: [0, numel - 1 - span].
+      Value off = arith::IndexCastOp::create(rewriter, loc,
+                                             rewriter.getIndexType(),
+                                             offsetValue);
+      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+      Value last = arith::ConstantIndexOp::create(rewriter, loc,
+                                                  numel - 1 - span);
+      off = arith::MaxSIOp::create(rewriter, loc, off, zero);
+      base = arith::MinSIOp::create(rewriter, loc, off, last);
+    }
+
+    int64_t rank = type.getRank();
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value init = createEmptyTensor(rewriter, loc, type);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location nloc, ValueRange) {
+          Value index = base;
+          for (int64_t k = 0; k < rank; ++k) {
+            if ((*size)[k] == 1 || (*stride)[k] == 0)
+              continue;
+            Value i = linalg::IndexOp::create(b, nloc, k);
+            if ((*stride)[k] != 1)
+              i = arith::MulIOp::create(
+                  b, nloc, i,
+                  arith::ConstantIndexOp::create(b, nloc, (*stride)[k]));
+            index = index ? arith::AddIOp::create(b, nloc, index, i)
+                          : i;
+          }
+          if (!index)
+            index = arith::ConstantIndexOp::create(b, nloc, 0);
+          Value element =
+              tensor::ExtractOp::create(b, nloc, *flat, ValueRange{index});
+          linalg::YieldOp::create(b, nloc, element);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+
+private:
+  /// ATen's is_contiguous: row-major strides, ignoring size-1 dims.
+  static bool isContiguous(ArrayRef<int64_t> size, ArrayRef<int64_t> stride) {
+    int64_t expected = 1;
+    for (int64_t k = static_cast<int64_t>(size.size()) - 1; k >= 0; --k) {
+      if (size[k] == 1)
+        continue;
+      if (stride[k] != expected)
+        return false;
+      expected *= size[k];
+    }
+    return true;
+  }
+};
+
 /// detach_copy and clone: value semantics make them the identity.
 template <typename OpTy>
 class ConvertIdentityOp : public TorchConversionPattern<OpTy> {
@@ -286,6 +523,9 @@ void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                                   RewritePatternSet &patterns) {
   patterns.add<ConvertTCopyOp, ConvertTransposeCopyIntOp, ConvertPermuteCopyOp,
                ConvertViewCopyOp, ConvertUnsqueezeCopyOp, ConvertExpandCopyOp,
+               ConvertSqueezeCopyOp<torch::AtenSqueezeCopyOp>,
+               ConvertSqueezeCopyOp<torch::AtenSqueezeCopyDimOp>,
+               ConvertIntImplicitOp, ConvertAsStridedCopyOp,
                ConvertIdentityOp<torch::AtenDetachCopyOp>,
                ConvertIdentityOp<torch::AtenCloneOp>>(typeConverter,
                                                       patterns.getContext());

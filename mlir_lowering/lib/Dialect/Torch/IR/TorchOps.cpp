@@ -83,6 +83,39 @@ LogicalResult verifyElementwiseOp(Operation *op) {
   return success();
 }
 
+/// Elementwise broadcasting plus a bool result (comparisons).
+static LogicalResult verifyComparisonOp(Operation *op) {
+  if (failed(verifyElementwiseOp(op)))
+    return failure();
+  auto resultType = llvm::cast<ValueTensorType>(op->getResult(0).getType());
+  if (!resultType.getDtype().isSignlessInteger(1))
+    return op->emitOpError() << "expects a bool (i1) result dtype, got "
+                             << resultType.getDtype();
+  return success();
+}
+
+/// Checks that `result` is `self` with some size-1 dims removed.
+static LogicalResult verifySqueeze(Operation *op, ValueTensorType self,
+                                   ValueTensorType result) {
+  if (self.getDtype() != result.getDtype())
+    return op->emitOpError() << "result dtype " << result.getDtype()
+                             << " differs from self dtype " << self.getDtype();
+  ArrayRef<int64_t> in = self.getSizes(), out = result.getSizes();
+  size_t j = 0;
+  bool ok = true;
+  for (int64_t size : in) {
+    if (j < out.size() && out[j] == size)
+      ++j;
+    else if (size != 1)
+      ok = false;
+  }
+  if (!ok || j != out.size())
+    return op->emitOpError() << "result shape " << shapeStr(out)
+                             << " is not self's shape " << shapeStr(in)
+                             << " with size-1 dims removed";
+  return success();
+}
+
 /// Checks `[.., M, K] x [.., K, N] -> [.., M, N]` with `batchRank` leading
 /// batch dims that must match exactly.
 static LogicalResult verifyMatmulShapes(Operation *op, ValueTensorType lhs,
@@ -184,6 +217,80 @@ LogicalResult AtenViewCopyOp::verify() {
                          << shapeStr(result.getSizes()) << " ("
                          << result.getNumElements() << " elements)";
   return success();
+}
+
+LogicalResult AtenSqueezeCopyOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySqueeze(*this, self, getType())))
+    return failure();
+  if (llvm::is_contained(getType().getSizes(), 1))
+    return emitOpError() << "result shape " << shapeStr(getType().getSizes())
+                         << " still has a size-1 dim";
+  return success();
+}
+
+LogicalResult AtenSqueezeCopyDimOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySqueeze(*this, self, getType())))
+    return failure();
+  if (self.getRank() - getType().getRank() > 1)
+    return emitOpError() << "removes more than one dim";
+  return success();
+}
+
+LogicalResult AtenAsStridedCopyOp::verify() {
+  if (getSelf().getType().getDtype() != getType().getDtype())
+    return emitOpError() << "result dtype " << getType().getDtype()
+                         << " differs from self dtype "
+                         << getSelf().getType().getDtype();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Elementwise ops with extra checks
+//===----------------------------------------------------------------------===//
+
+LogicalResult AtenClampOp::verify() {
+  if (failed(verifyElementwiseOp(*this)))
+    return failure();
+  if (llvm::isa<NoneType>(getMin().getType()) &&
+      llvm::isa<NoneType>(getMax().getType()))
+    return emitOpError("at least one of min and max must not be None");
+  if (getType().getDtype().isSignlessInteger(1))
+    return emitOpError("is not supported for bool tensors");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Scalar conversions
+//===----------------------------------------------------------------------===//
+
+/// Integer dtypes other than bool (ATen's isIntegralType(includeBool=false)).
+static bool isIntegralNonBool(Type dtype) {
+  auto intType = llvm::dyn_cast<IntegerType>(dtype);
+  return intType && intType.getWidth() > 1;
+}
+
+LogicalResult AtenIntImplicitOp::verify() {
+  ValueTensorType a = getA().getType();
+  if (a.getRank() != 0)
+    return emitOpError() << "expects a 0-dim tensor, got shape "
+                         << shapeStr(a.getSizes());
+  if (!isIntegralNonBool(a.getDtype()))
+    return emitOpError() << "expects an integer tensor, got dtype "
+                         << a.getDtype();
+  return success();
+}
+
+OpFoldResult AtenIntImplicitOp::fold(FoldAdaptor adaptor) {
+  auto elements = llvm::dyn_cast_or_null<DenseIntElementsAttr>(adaptor.getA());
+  if (!elements || elements.getNumElements() != 1)
+    return {};
+  APInt value = *elements.value_begin<APInt>();
+  bool isUnsigned = getA().getType().getDtype().isUnsignedInteger();
+  int64_t v = isUnsigned ? static_cast<int64_t>(value.getZExtValue())
+                         : value.getSExtValue();
+  return IntegerAttr::get(IntegerType::get(getContext(), 64), v);
 }
 
 } // namespace ltc_mlir::torch

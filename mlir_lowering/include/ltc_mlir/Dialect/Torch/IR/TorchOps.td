@@ -143,6 +143,77 @@ def Torch_AtenThresholdBackwardOp : Torch_ElementwiseOp<"threshold_backward"> {
   let results = (outs Torch_VTensor:$result);
 }
 
+def Torch_AtenCosOp : Torch_UnaryOp<"cos"> { let summary = "cos(self)"; }
+def Torch_AtenTanhBackwardOp : Torch_ElementwiseOp<"tanh_backward"> {
+  let summary = "grad_output * (1 - output * output)";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenSigmoidBackwardOp : Torch_ElementwiseOp<"sigmoid_backward"> {
+  let summary = "grad_output * (1 - output) * output";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// A `Scalar?` argument of an ATen schema.
+def Torch_OptionalScalar : AnyTypeOf<[Torch_Int, Torch_Float, Torch_None],
+                                     "torch scalar (int or float) or none">;
+
+def Torch_AtenClampOp : Torch_AtenOp<"clamp"> {
+  let summary = "min(max(self, min), max); a None bound is not applied";
+  let description = [{
+    NaN in self propagates. At least one of min and max must not be None.
+    The result dtype (from LTC) is self's dtype, or the promoted dtype of an
+    integer self with float bounds; bounds are converted to it.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$min,
+                       Torch_OptionalScalar:$max);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
+// Comparisons: elementwise with ATen broadcasting and a bool (i1) result.
+// The operands are compared in their promoted dtype (ATen's result_type over
+// self and other), not in the result dtype.
+class Torch_ComparisonOp<string mnemonic> : Torch_AtenOp<mnemonic> {
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+  let extraClassDefinition = [{
+    ::llvm::LogicalResult $cppClass::verify() {
+      return ::ltc_mlir::torch::verifyComparisonOp(getOperation());
+    }
+  }];
+}
+class Torch_ComparisonTensorOp<string mnemonic> : Torch_ComparisonOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+}
+class Torch_ComparisonScalarOp<string mnemonic> : Torch_ComparisonOp<mnemonic> {
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+}
+def Torch_AtenGtTensorOp : Torch_ComparisonTensorOp<"gt.Tensor"> { let summary = "self > other"; }
+def Torch_AtenLtTensorOp : Torch_ComparisonTensorOp<"lt.Tensor"> { let summary = "self < other"; }
+def Torch_AtenGeTensorOp : Torch_ComparisonTensorOp<"ge.Tensor"> { let summary = "self >= other"; }
+def Torch_AtenLeTensorOp : Torch_ComparisonTensorOp<"le.Tensor"> { let summary = "self <= other"; }
+def Torch_AtenEqTensorOp : Torch_ComparisonTensorOp<"eq.Tensor"> { let summary = "self == other"; }
+def Torch_AtenNeTensorOp : Torch_ComparisonTensorOp<"ne.Tensor"> { let summary = "self != other"; }
+def Torch_AtenGtScalarOp : Torch_ComparisonScalarOp<"gt.Scalar"> { let summary = "self > other"; }
+def Torch_AtenLtScalarOp : Torch_ComparisonScalarOp<"lt.Scalar"> { let summary = "self < other"; }
+def Torch_AtenGeScalarOp : Torch_ComparisonScalarOp<"ge.Scalar"> { let summary = "self >= other"; }
+def Torch_AtenLeScalarOp : Torch_ComparisonScalarOp<"le.Scalar"> { let summary = "self <= other"; }
+def Torch_AtenEqScalarOp : Torch_ComparisonScalarOp<"eq.Scalar"> { let summary = "self == other"; }
+def Torch_AtenNeScalarOp : Torch_ComparisonScalarOp<"ne.Scalar"> { let summary = "self != other"; }
+
+def Torch_AtenWhereSelfOp : Torch_ElementwiseOp<"where.self"> {
+  let summary = "condition ? self : other, all three broadcast together";
+  let description = [{
+    `condition` is bool (or, deprecated, ui8: nonzero is true). self and
+    other are converted to the result dtype (their promoted dtype).
+  }];
+  let arguments = (ins Torch_VTensor:$condition, Torch_VTensor:$self,
+                       Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // Constructors that only keep the shape of their input.
 def Torch_AtenZeroOp : Torch_AtenOp<"zero"> {
   let summary = "zeros shaped like self (functional zero_)";
@@ -153,6 +224,18 @@ def Torch_AtenFillScalarOp : Torch_AtenOp<"fill.Scalar"> {
   let summary = "value, shaped like self (functional fill_)";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$value);
   let results = (outs Torch_VTensor:$result);
+}
+
+def Torch_AtenIntImplicitOp : Torch_AtenOp<"IntImplicit"> {
+  let summary = "the value of a 0-dim integer tensor as an int";
+  let description = [{
+    TorchScript's implicit tensor -> int conversion (e.g. of a storage
+    offset held in a 0-dim tensor). Folds when `a` is a literal.
+  }];
+  let arguments = (ins Torch_VTensor:$a);
+  let results = (outs Torch_Int:$result);
+  let hasVerifier = 1;
+  let hasFolder = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -213,6 +296,33 @@ def Torch_AtenUnsqueezeCopyOp : Torch_AtenOp<"unsqueeze_copy"> {
   let summary = "inserts a size-1 dim";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
   let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenSqueezeCopyOp : Torch_AtenOp<"squeeze_copy"> {
+  let summary = "removes every size-1 dim";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenSqueezeCopyDimOp : Torch_AtenOp<"squeeze_copy.dim"> {
+  let summary = "removes dim if its size is 1 (else the identity)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy"> {
+  let summary = "the view of self's elements with sizes, strides and offset";
+  let description = [{
+    result[i_0, ..., i_n] = flat(self)[storage_offset + sum_k i_k * stride_k],
+    where flat(self) is self in row-major order (LTC tensors are contiguous
+    with storage offset 0, the offset used when storage_offset is None).
+    Autograd emits it when accumulating gradients, typically with the
+    contiguous strides of the result and
+    `storage_offset = IntImplicit(vtensor.literal 0)`.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$size, Torch_List:$stride,
+                       Torch_OptionalInt:$storage_offset);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
 }
 def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy"> {
   let summary = "identity (autograd detach)";

@@ -1,0 +1,186 @@
+//===- FoldTransposes.cpp - fold linalg.transpose into contractions -------===//
+//
+// Autograd emits matmuls surrounded by transposes: the backward of a Linear
+// computes `t(mm(t(x), g))`, the forward `mm(x, t(W))`. Materializing them
+// costs a full read + strided write of up to 512x784 per transpose (the
+// strided write is slower than the matmul it feeds). A transpose of a
+// contraction operand, or of its result, is only a permutation of that
+// operand's indexing map, so this pass rewrites
+//
+//   %t  = linalg.transpose ins(%x : tensor<64x784xf32>) ... permutation = [1, 0]
+//   %mm = linalg.matmul ins(%t, %g) outs(%fill : tensor<784x512xf32>)
+//   %r  = linalg.transpose ins(%mm) outs(%e : tensor<512x784xf32>) [1, 0]
+//
+// into one contraction with permuted maps and no temporary:
+//
+//   %f = linalg.fill ins(%zero) outs(%e : tensor<512x784xf32>)
+//   %r = linalg.generic {indexing_maps = [(d0,d1,d2) -> (d2,d0),
+//                                         (d0,d1,d2) -> (d2,d1),
+//                                         (d0,d1,d2) -> (d1,d0)], ...}
+//          ins(%x, %g) outs(%f)
+//
+// A transpose is folded only if the result stays friendly to the outer-
+// product microkernel of ltc-tile-and-vectorize: the vector dimension is the
+// innermost dimension of the result, and an operand that has it must have it
+// innermost too (contiguous vector loads); the other operand is read by
+// scalar broadcasts, so its layout does not matter. Otherwise (e.g. the
+// forward `mm(x, t(W))`, where W is only contiguous along K) the transpose
+// stays: it is the packing step of that matmul.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Pipelines/Pipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+using namespace mlir;
+
+namespace {
+
+/// The map reading the input of `transpose` in terms of `resultMap`, the map
+/// reading its result: result[i] = input[...] with input dim perm[i] = i.
+AffineMap mapThroughTranspose(AffineMap resultMap, ArrayRef<int64_t> perm) {
+  SmallVector<AffineExpr> exprs(resultMap.getNumResults());
+  for (auto [i, p] : llvm::enumerate(perm))
+    exprs[p] = resultMap.getResult(i);
+  return AffineMap::get(resultMap.getNumDims(), 0, exprs,
+                        resultMap.getContext());
+}
+
+/// The map writing the result of `transpose` given `inputMap`, the map
+/// writing its input: result[i] = input[perm[i]].
+AffineMap mapOfTransposeResult(AffineMap inputMap, ArrayRef<int64_t> perm) {
+  SmallVector<AffineExpr> exprs;
+  for (int64_t p : perm)
+    exprs.push_back(inputMap.getResult(p));
+  return AffineMap::get(inputMap.getNumDims(), 0, exprs,
+                        inputMap.getContext());
+}
+
+/// Whether a contraction with these maps suits the outer-product kernel: the
+/// innermost result dim is the vector dim, and every input that indexes it
+/// has it innermost.
+bool isKernelFriendly(ArrayRef<AffineMap> maps) {
+  AffineMap out = maps.back();
+  if (out.getNumResults() == 0)
+    return false;
+  auto vec = llvm::dyn_cast<AffineDimExpr>(out.getResults().back());
+  if (!vec)
+    return false;
+  for (AffineMap in : maps.drop_back()) {
+    if (!in.isFunctionOfDim(vec.getPosition()))
+      continue;
+    if (in.getNumResults() == 0 || in.getResults().back() != vec)
+      return false;
+  }
+  return true;
+}
+
+struct FoldTransposesIntoContraction
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInputs() != 2 ||
+        op.getNumDpsInits() != 1 || !linalg::isaContractionOpInterface(op))
+      return rewriter.notifyMatchFailure(op, "not a 2-input contraction");
+    if (!op.hasOnlyProjectedPermutations())
+      return rewriter.notifyMatchFailure(op, "non-permutation maps");
+
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    // Candidate folds: input transposes (0, 1) and the result transpose (2).
+    linalg::TransposeOp inT[2];
+    for (int i = 0; i < 2; ++i)
+      inT[i] = op.getDpsInputOperand(i)->get().getDefiningOp<linalg::TransposeOp>();
+    linalg::TransposeOp outT;
+    linalg::FillOp outFill;
+    Value result = op->getResult(0);
+    if (result.hasOneUse())
+      if (auto t = llvm::dyn_cast<linalg::TransposeOp>(*result.user_begin()))
+        if ((outFill =
+                 op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>()))
+          outT = t;
+
+    // Pick the largest set of folds that keeps the kernel-friendly layout.
+    int bestMask = 0, bestCount = 0;
+    SmallVector<AffineMap> bestMaps;
+    for (int mask = 1; mask < 8; ++mask) {
+      if (((mask & 1) && !inT[0]) || ((mask & 2) && !inT[1]) ||
+          ((mask & 4) && !outT))
+        continue;
+      SmallVector<AffineMap> m(maps);
+      for (int i = 0; i < 2; ++i)
+        if (mask & (1 << i))
+          m[i] = mapThroughTranspose(m[i], inT[i].getPermutation());
+      if (mask & 4)
+        m[2] = mapOfTransposeResult(m[2], outT.getPermutation());
+      int count = llvm::popcount(unsigned(mask));
+      if (count > bestCount && isKernelFriendly(m)) {
+        bestMask = mask;
+        bestCount = count;
+        bestMaps = m;
+      }
+    }
+    if (!bestMask)
+      return rewriter.notifyMatchFailure(op, "no layout-preserving fold");
+
+    SmallVector<Value> inputs;
+    for (int i = 0; i < 2; ++i)
+      inputs.push_back((bestMask & (1 << i)) ? inT[i].getInput()
+                                             : op.getDpsInputs()[i]);
+    Operation *anchor = (bestMask & 4) ? outT.getOperation() : op.getOperation();
+    rewriter.setInsertionPoint(anchor);
+    Value init = op.getDpsInits()[0];
+    if (bestMask & 4)
+      init = linalg::FillOp::create(rewriter, outFill.getLoc(),
+                                    outFill.getInputs(), outT.getInit())
+                 .getResult(0);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), TypeRange{init.getType()}, inputs,
+        ValueRange{init}, bestMaps, op.getIteratorTypesArray());
+    rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
+                               generic.getRegion().begin());
+    if (bestMask & 4) {
+      rewriter.replaceOp(outT, generic->getResults());
+      rewriter.eraseOp(op);
+    } else {
+      rewriter.replaceOp(op, generic->getResults());
+    }
+    return success();
+  }
+};
+
+struct FoldTransposesPass
+    : PassWrapper<FoldTransposesPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldTransposesPass)
+
+  StringRef getArgument() const final {
+    return "ltc-fold-transposes-into-contractions";
+  }
+  StringRef getDescription() const final {
+    return "Fold linalg.transpose producers and consumers of contractions "
+           "into the contraction's indexing maps when the result stays "
+           "contiguous along the vector dimension";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<linalg::LinalgDialect>();
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldTransposesIntoContraction>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> ltc_mlir::createFoldTransposesIntoContractionsPass() {
+  return std::make_unique<FoldTransposesPass>();
+}
