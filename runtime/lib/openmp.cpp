@@ -15,6 +15,7 @@ struct OpenMPLibrary {
   std::string error;
   void (*setNumThreads)(int) = nullptr;
   void (*setBlocktime)(int) = nullptr;
+  bool userBlocktime = false;
 };
 
 OpenMPLibrary &library() {
@@ -23,6 +24,7 @@ OpenMPLibrary &library() {
     // libomp reads KMP_BLOCKTIME when it initializes: idle workers must not
     // spin after a graph, or the eager torch ops that follow run ~3x slower.
     // A user's explicit setting wins.
+    l.userBlocktime = std::getenv("KMP_BLOCKTIME") != nullptr;
     setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
     // RTLD_LOCAL: libomp also defines omp_* and GOMP_* which must keep
     // resolving to libgomp for libtorch.
@@ -74,7 +76,7 @@ void applyThreadSettings() {
     return;
   if (lib.setNumThreads)
     lib.setNumThreads(n);
-  if (lib.setBlocktime)
+  if (lib.setBlocktime && !lib.userBlocktime)
     lib.setBlocktime(0);
   appliedThreads = n;
 }
