@@ -72,6 +72,56 @@ CASES = [
     ("softmax", lambda a: F.softmax(a, dim=-1), [rnd(6, 10)], (0,)),
     ("clone", lambda a: a.clone() * 1.0, [rnd(3, 4)], (0,)),
     ("detach", lambda a: a.detach() * 2.0, [rnd(3, 4)], ()),
+    # Backward of tanh/sigmoid is tanh_backward/sigmoid_backward; backward of
+    # unsqueeze is squeeze_copy.dim; gradient accumulation (e.g. "add": both
+    # inputs get the same gradient) emits as_strided_copy with an
+    # IntImplicit(literal 0) offset.
+    ("tanh_backward_chain", lambda a: torch.tanh(a * 2.0) * a, [rnd(4, 5)], (0,)),
+    ("sigmoid_backward_chain", lambda a: torch.sigmoid(a * 2.0) * a, [rnd(4, 5)], (0,)),
+    ("squeeze", lambda a: a.squeeze() * 1.0, [rnd(3, 1, 4, 1)], (0,)),
+    ("squeeze_dim", lambda a: a.squeeze(1) * 1.0, [rnd(3, 1, 4)], (0,)),
+    ("squeeze_dim_not_one", lambda a: a.squeeze(0) * 1.0, [rnd(3, 1, 4)], (0,)),
+    ("unsqueeze_squeeze", lambda a: a.unsqueeze(0).squeeze(0) * 1.0, [rnd(3, 4)], (0,)),
+    # The general as_strided gather (offset 2, overlapping strides). Forward
+    # only: as_strided's backward (as_strided_scatter) gives a wrongly shaped
+    # gradient on lazy tensors in torch 1.13, with the TS backend too.
+    ("as_strided", lambda a: torch.as_strided(a * 1.0, (3, 3), (1, 4), 2),
+     [rnd(4, 5)], ()),
+    ("as_strided_broadcast_stride", lambda a: torch.as_strided(a * 1.0, (2, 3, 4), (0, 4, 1)),
+     [rnd(3, 4)], ()),
+    # Comparisons: masks in differentiable expressions (forward + backward),
+    # and bool outputs compared exactly.
+    ("gt_scalar_mask", lambda a: a * (a > 0.25), [rnd(4, 5)], (0,)),
+    ("lt_tensor_mask", lambda a, b: a * (a < b) + b, [rnd(4, 5), rnd(5)], (0, 1)),
+    ("ge_le_scalar_mask", lambda a: a * (a >= -0.5) * (a <= 0.5), [rnd(4, 5)], (0,)),
+    ("eq_ne_tensor_mask", lambda a, b: a * (a == b) + b * (a != b),
+     [rnd(4, 5).round(), rnd(4, 5).round()], (0, 1)),
+    ("compare_scalars", lambda a: (a > 0.5, a < -1, a >= 0, a <= 0.25, a == 1.0, a != 0),
+     [rnd(6, 7).round()], ()),
+    ("compare_tensors_broadcast", lambda a, b: (a > b, a < b, a >= b, a <= b, a == b, a != b),
+     [rnd(6, 7).round(), rnd(7).round()], ()),
+    # si64 against a float scalar compares in f32 (ATen's result_type).
+    ("compare_int_float_scalar", lambda i: (i > 2.5, i == 3, i != 2.0, i <= -1.5, i < 1),
+     [torch.randint(-4, 5, (5, 6), generator=g)], ()),
+    ("compare_0dim_tensor", lambda a, s: (a > s, a == s, a.le(s)),
+     [rnd(4, 5), torch.tensor(0.5, dtype=torch.float64)], ()),
+    ("compare_nan", lambda a, b: (a > b, a < b, a == b, a != b, a >= 0.0, a != 1.0),
+     [torch.tensor([float("nan"), 1.0, 2.0, float("nan"), -1.0]),
+      torch.tensor([1.0, float("nan"), 2.0, float("nan"), 3.0])], ()),
+    # clamp and cos: forward only. Their backward formulas use where.self
+    # (clamp) and sin (cos), which have no lazy kernel in torch 1.13 and so
+    # always run through the eager fallback.
+    ("clamp", lambda a: a.clamp(-0.5, 0.5), [rnd(4, 5)], ()),
+    ("clamp_min", lambda a: a.clamp(min=-0.25) * 1.0, [rnd(4, 5)], ()),
+    ("clamp_max", lambda a: a.clamp(max=0.25) * 1.0, [rnd(4, 5)], ()),
+    ("clamp_min_gt_max", lambda a: a.clamp(0.5, -0.5), [rnd(4, 5)], ()),
+    # NaN propagates (checked as c != c: assert_close does not equate NaNs).
+    ("clamp_nan", lambda a: (lambda c: (c != c, c == 0.5, c == -0.5))(a.clamp(-0.5, 0.5)),
+     [torch.tensor([float("nan"), 1.0, -2.0, 0.25])], ()),
+    ("clamp_int", lambda i: i.clamp(-2, 3), [torch.randint(-9, 9, (4, 5), generator=g)], ()),
+    ("clamp_int_float_bounds", lambda i: i.clamp(-2.5, 3.5),
+     [torch.randint(-9, 9, (4, 5), generator=g)], ()),
+    ("cos", torch.cos, [rnd(4, 5) * 4.0], ()),
 ]
 
 

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <vector>
@@ -430,4 +432,131 @@ func.func @forward(%x: !torch.vtensor<[4,3],f32>, %d: !torch.int) -> !torch.vten
             (std::vector<std::string>{"torch.aten.transpose_copy.int"}));
   EXPECT_NE(r.error.find("dim0 and dim1 must be constants"), std::string::npos)
       << r.error;
+}
+
+TEST(CompilerOps, ComparisonsPromoteAndStoreBoolBytes) {
+  // 37 elements: vectorized main part plus a remainder. Bool results are one
+  // byte (0/1) per element, PyTorch's layout.
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[37],f32>, %b: !torch.vtensor<[37],f32>, %s: !torch.float, %i: !torch.vtensor<[3],si64>, %d: !torch.vtensor<[],f64>) -> (!torch.vtensor<[37],i1>, !torch.vtensor<[37],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[37],i1>) {
+  %0 = torch.aten.gt.Scalar %a, %s : (!torch.vtensor<[37],f32>, !torch.float) -> !torch.vtensor<[37],i1>
+  %1 = torch.aten.ne.Tensor %a, %b : (!torch.vtensor<[37],f32>, !torch.vtensor<[37],f32>) -> !torch.vtensor<[37],i1>
+  %2 = torch.aten.gt.Scalar %i, %s : (!torch.vtensor<[3],si64>, !torch.float) -> !torch.vtensor<[3],i1>
+  %3 = torch.aten.gt.Tensor %i, %d : (!torch.vtensor<[3],si64>, !torch.vtensor<[],f64>) -> !torch.vtensor<[3],i1>
+  %4 = torch.aten.le.Tensor %0, %1 : (!torch.vtensor<[37],i1>, !torch.vtensor<[37],i1>) -> !torch.vtensor<[37],i1>
+  return %0, %1, %2, %3, %4 : !torch.vtensor<[37],i1>, !torch.vtensor<[37],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[3],i1>, !torch.vtensor<[37],i1>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> a = iota(37, -9.0f, 0.5f), b = a;
+  a[3] = nan;
+  b[5] = nan;
+  b[7] = 1.0f;
+  // si64 vs a float scalar compares in f32, where 16777217 rounds to
+  // 16777216 == float(16777216.5); against a 0-dim f64 tensor it is f64.
+  std::vector<int64_t> i = {16777217, 16777218, -3};
+  double s = 16777216.5, d = 16777216.5;
+  std::vector<uint8_t> gt(37, 7), ne(37, 7), gtInt(3, 7), gtIntF64(3, 7),
+      le(37, 7);
+  load(*f).run({T(a.data()), T(b.data()), runtime::Arg::floating(0.75),
+                T(i.data()), T(&d)},
+               {T(gt.data()), T(ne.data()), T(gtInt.data()), T(gtIntF64.data()),
+                T(le.data())});
+  for (int k = 0; k < 37; ++k) {
+    // NaN > x is false; NaN != x is true.
+    EXPECT_EQ(gt[k], (!std::isnan(a[k]) && a[k] > 0.75f) ? 1 : 0) << k;
+    EXPECT_EQ(ne[k], (std::isnan(a[k]) || std::isnan(b[k]) || a[k] != b[k]))
+        << k;
+    EXPECT_EQ(le[k], gt[k] <= ne[k] ? 1 : 0) << k;
+  }
+  // The same scalar with the f32 rule: the runtime value is cast once.
+  load(*f).run(
+      {T(a.data()), T(b.data()), runtime::Arg::floating(s), T(i.data()), T(&d)},
+      {T(gt.data()), T(ne.data()), T(gtInt.data()), T(gtIntF64.data()),
+       T(le.data())});
+  EXPECT_EQ(gtInt, (std::vector<uint8_t>{0, 1, 0}));
+  EXPECT_EQ(gtIntF64, (std::vector<uint8_t>{1, 1, 0}));
+}
+
+TEST(CompilerOps, WhereClampAndActivationBackward) {
+  auto f = compile(R"mlir(
+func.func @forward(%c: !torch.vtensor<[4,1],i1>, %a: !torch.vtensor<[4,9],f32>, %b: !torch.vtensor<[9],si64>, %hi: !torch.float) -> (!torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>) {
+  %none = torch.constant.none
+  %intm1 = torch.constant.int -1
+  %0 = torch.aten.where.self %c, %a, %b : (!torch.vtensor<[4,1],i1>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[9],si64>) -> !torch.vtensor<[4,9],f32>
+  %1 = torch.aten.clamp %a, %intm1, %hi : (!torch.vtensor<[4,9],f32>, !torch.int, !torch.float) -> !torch.vtensor<[4,9],f32>
+  %2 = torch.aten.clamp %a, %none, %hi : (!torch.vtensor<[4,9],f32>, !torch.none, !torch.float) -> !torch.vtensor<[4,9],f32>
+  %3 = torch.aten.tanh_backward %a, %1 : (!torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>) -> !torch.vtensor<[4,9],f32>
+  %4 = torch.aten.sigmoid_backward %a, %1 : (!torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>) -> !torch.vtensor<[4,9],f32>
+  return %0, %1, %2, %3, %4 : !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>, !torch.vtensor<[4,9],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<uint8_t> c = {1, 0, 0, 1};
+  std::vector<float> a = iota(36, -2.0f, 0.125f);
+  a[5] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<int64_t> b;
+  for (int j = 0; j < 9; ++j)
+    b.push_back(100 + j);
+  std::vector<float> where(36), clamp(36), clampMax(36), tanhB(36), sigB(36);
+  load(*f).run(
+      {T(c.data()), T(a.data()), T(b.data()), runtime::Arg::floating(1.5)},
+      {T(where.data()), T(clamp.data()), T(clampMax.data()), T(tanhB.data()),
+       T(sigB.data())});
+  for (int r = 0; r < 4; ++r)
+    for (int j = 0; j < 9; ++j) {
+      int k = r * 9 + j;
+      float x = a[k];
+      if (c[r])
+        EXPECT_TRUE(std::isnan(x) ? std::isnan(where[k]) : where[k] == x) << k;
+      else
+        EXPECT_EQ(where[k], static_cast<float>(b[j])) << k;
+      if (std::isnan(x)) { // NaN propagates through clamp and the backwards
+        EXPECT_TRUE(std::isnan(clamp[k]) && std::isnan(clampMax[k]) &&
+                    std::isnan(tanhB[k]) && std::isnan(sigB[k]))
+            << k;
+        continue;
+      }
+      float y = std::min(std::max(x, -1.0f), 1.5f);
+      EXPECT_EQ(clamp[k], y) << k;
+      EXPECT_EQ(clampMax[k], std::min(x, 1.5f)) << k;
+      EXPECT_EQ(tanhB[k], x * (1.0f - y * y)) << k;
+      EXPECT_EQ(sigB[k], x * (1.0f - y) * y) << k;
+    }
+}
+
+TEST(CompilerOps, AsStridedSqueezeAndIntImplicit) {
+  // as_strided with a run-time storage offset (IntImplicit of a 0-dim si64
+  // input), an overlapping (0-stride) gather with a literal offset, and a
+  // squeeze of the result.
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[4,5],f32>, %t: !torch.vtensor<[],si64>) -> (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3,2],f32>) {
+  %offset = torch.aten.IntImplicit %t : (!torch.vtensor<[],si64>) -> !torch.int
+  %lit = torch.vtensor.literal(dense<4> : tensor<i64>) : !torch.vtensor<[],si64>
+  %four = torch.aten.IntImplicit %lit : (!torch.vtensor<[],si64>) -> !torch.int
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int5 = torch.constant.int 5
+  %size = torch.prim.ListConstruct %int2, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int1, %int5 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_copy %a, %size, %stride, %offset : (!torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[2,3],f32>
+  %size1 = torch.prim.ListConstruct %int3, %int1, %int2 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %stride1 = torch.prim.ListConstruct %int5, %int3, %int0 : (!torch.int, !torch.int, !torch.int) -> !torch.list<int>
+  %1 = torch.aten.as_strided_copy %a, %size1, %stride1, %four : (!torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[3,1,2],f32>
+  %2 = torch.aten.squeeze_copy.dim %1, %int1 : (!torch.vtensor<[3,1,2],f32>, !torch.int) -> !torch.vtensor<[3,2],f32>
+  return %0, %2 : !torch.vtensor<[2,3],f32>, !torch.vtensor<[3,2],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  std::vector<float> a = iota(20);
+  int64_t t = 3;
+  std::vector<float> strided(6), squeezed(6);
+  load(*f).run({T(a.data()), T(&t)}, {T(strided.data()), T(squeezed.data())});
+  // result[i][j] = flat[3 + i + 5 j]
+  expectNear(strided, {3, 8, 13, 4, 9, 14});
+  // result[i][0][j] = flat[4 + 5 i + 0 j]
+  expectNear(squeezed, {4, 4, 9, 9, 14, 14});
 }

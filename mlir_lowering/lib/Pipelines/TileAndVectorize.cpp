@@ -48,6 +48,12 @@ struct TilePlan {
   SmallVector<int64_t> parallel; ///< scf.forall tiles; empty = no forall
   SmallVector<int64_t> reg;      ///< register tiles (then vectorized)
   bool vectorize = false;
+  /// Contractions: the register tile is MR x NR over the parallel dims (the
+  /// init fill fused into it), then K by 1 inside; `reductionDims` are K.
+  bool contraction = false;
+  SmallVector<unsigned> reductionDims;
+  /// Loop order of the register tiles (empty = dims order).
+  SmallVector<int64_t> regInterchange;
 };
 
 /// Largest divisor of `n` that is <= `limit`, preferring multiples of
@@ -114,8 +120,18 @@ struct TileAndVectorizePass
                             llvm::cl::init(true)};
   Option<int64_t> minParallelWork{
       *this, "min-parallel-work",
-      llvm::cl::desc("Iteration-space size below which ops stay serial"),
-      llvm::cl::init(1 << 15)};
+      llvm::cl::desc("Iteration-space size below which ops stay serial "
+                     "(waking the OpenMP workers costs more than the op)"),
+      llvm::cl::init(1 << 18)};
+  Option<int64_t> minParallelFlops{
+      *this, "min-parallel-macs",
+      llvm::cl::desc("Multiply-adds below which contractions stay serial"),
+      llvm::cl::init(1 << 20)};
+  Option<int64_t> panelBytes{
+      *this, "panel-bytes",
+      llvm::cl::desc("Target size of the K x N panel of the vector operand "
+                     "per parallel tile (L2 resident)"),
+      llvm::cl::init(256 * 1024)};
 
   void runOnOperation() override;
 
@@ -165,25 +181,39 @@ TileAndVectorizePass::planContraction(linalg::LinalgOp op,
 
   TilePlan plan;
   plan.vectorize = true;
+  plan.contraction = true;
   plan.reg.assign(ranges.size(), 0);
   plan.reg[m] = mr;
   plan.reg[n] = nr;
-  for (unsigned k : dims->k)
-    plan.reg[k] = 1;
   for (unsigned b : dims->batch)
     plan.reg[b] = 1;
+  for (unsigned k : dims->k)
+    plan.reductionDims.push_back(k);
+  // Register blocks: batch, then the broadcast dim M outer and the vector
+  // dim N inner, so one MR x K block of A stays in L1 across the N strips.
+  for (unsigned b : dims->batch)
+    plan.regInterchange.push_back(b);
+  plan.regInterchange.push_back(m);
+  plan.regInterchange.push_back(n);
+  for (unsigned k : dims->k)
+    plan.regInterchange.push_back(k);
 
-  if (parallel && product(ranges) >= minParallelWork) {
+  int64_t kSize = 1;
+  for (unsigned k : dims->k)
+    kSize *= ranges[k];
+  if (parallel && product(ranges) >= minParallelFlops) {
     plan.parallel.assign(ranges.size(), 0);
     for (unsigned b : dims->batch)
       plan.parallel[b] = 1;
-    // Column panels of at most ~256 so that K x panel of B stays in L2.
-    int64_t pn = pickChunk(ranges[n], nr, (ranges[n] + 255) / 256);
-    // Then enough row blocks for ~8 chunks in total (load balance).
-    int64_t otherChunks = ranges[n] / pn;
+    // Column panels of the vector operand (K x pn) that stay in L2, then
+    // enough row blocks for ~8 chunks in total (load balance).
+    int64_t elementBytes = 4;
+    int64_t maxCols = std::max<int64_t>(nr, panelBytes / (kSize * elementBytes));
+    int64_t pn = pickChunk(ranges[n], nr, (ranges[n] + maxCols - 1) / maxCols);
+    int64_t chunks = ranges[n] / pn;
     for (unsigned b : dims->batch)
-      otherChunks *= ranges[b];
-    int64_t pm = pickChunk(ranges[m], mr, (8 + otherChunks - 1) / otherChunks);
+      chunks *= ranges[b];
+    int64_t pm = pickChunk(ranges[m], mr, (8 + chunks - 1) / chunks);
     plan.parallel[m] = pm;
     plan.parallel[n] = pn;
   }
@@ -215,9 +245,14 @@ TilePlan TileAndVectorizePass::planGeneric(linalg::LinalgOp op,
 }
 
 /// Tiles `op` with `sizes` (0 = untiled) and returns the tiled op, or `op`
-/// itself when nothing is tiled.
+/// itself when nothing is tiled. With `fuseFills`, linalg.fill producers of
+/// the inits are fused into the tiles (only valid when no reduction dim is
+/// tiled); their tiled clones are appended to `fused`.
 FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
-                            ArrayRef<int64_t> sizes, bool forall) {
+                            ArrayRef<int64_t> sizes, bool forall,
+                            bool fuseFills = false,
+                            ArrayRef<int64_t> interchange = {},
+                            SmallVectorImpl<Operation *> *fused = nullptr) {
   auto tileable = llvm::dyn_cast<TilingInterface>(op);
   if (!tileable)
     return failure();
@@ -227,6 +262,38 @@ FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
   options.setLoopType(forall ? scf::SCFTilingOptions::LoopType::ForallOp
                              : scf::SCFTilingOptions::LoopType::ForOp);
   options.setTileSizes(getAsIndexOpFoldResult(op->getContext(), sizes));
+  if (!interchange.empty())
+    options.setInterchange(interchange);
+  rewriter.setInsertionPoint(op);
+  if (fuseFills) {
+    scf::SCFTileAndFuseOptions fuseOptions;
+    fuseOptions.setTilingOptions(options);
+    fuseOptions.setFusionControlFn(
+        [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+            -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+          if (isDestination && llvm::isa<linalg::FillOp>(producer.getOwner()))
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          return std::nullopt;
+        });
+    FailureOr<scf::SCFTileAndFuseResult> result =
+        scf::tileConsumerAndFuseProducersUsingSCF(rewriter, tileable,
+                                                  fuseOptions);
+    if (failed(result) || result->tiledAndFusedOps.empty())
+      return failure();
+    SmallVector<Operation *> producers(result->fusedProducers.begin(),
+                                       result->fusedProducers.end());
+    for (OpResult r : op->getResults())
+      rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+    rewriter.eraseOp(op);
+    // Producers whose every use moved into the tiles are dead now.
+    for (Operation *producer : producers)
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+    if (fused)
+      for (Operation *t : llvm::drop_begin(result->tiledAndFusedOps))
+        fused->push_back(t);
+    return result->tiledAndFusedOps.front();
+  }
   if (!forall) {
     // Reduction loops are tiled too (each tile accumulates into the init).
     SmallVector<unsigned> reductionDims;
@@ -234,13 +301,23 @@ FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
     linalgOp.getReductionDims(reductionDims);
     options.setReductionDims(reductionDims);
   }
-  rewriter.setInsertionPoint(op);
   FailureOr<scf::SCFTilingResult> result =
       scf::tileUsingSCF(rewriter, tileable, options);
   if (failed(result) || result->tiledOps.size() != 1)
     return failure();
   rewriter.replaceOp(op, result->replacements);
   return result->tiledOps.front();
+}
+
+void vectorizeOp(RewriterBase &rewriter, Operation *op) {
+  auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || failed(linalg::vectorizeOpPrecondition(op)))
+    return;
+  rewriter.setInsertionPoint(op);
+  FailureOr<linalg::VectorizationResult> vectorized =
+      linalg::vectorize(rewriter, op);
+  if (succeeded(vectorized))
+    rewriter.replaceOp(op, vectorized->replacements);
 }
 
 void TileAndVectorizePass::runOnOperation() {
@@ -253,8 +330,22 @@ void TileAndVectorizePass::runOnOperation() {
       candidates.push_back(op);
   });
 
-  IRRewriter rewriter(ctx);
-  for (linalg::LinalgOp op : candidates) {
+  // Consumers first, so that a fill is fused into the contractions it
+  // initializes before it would be tiled on its own; fills erased on the
+  // way are skipped.
+  struct ErasureListener : RewriterBase::Listener {
+    llvm::DenseSet<Operation *> erased;
+    void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  } listener;
+  IRRewriter rewriter(ctx, &listener);
+  llvm::DenseSet<Operation *> &erased = listener.erased;
+  for (linalg::LinalgOp op : llvm::reverse(candidates)) {
+    if (erased.contains(op.getOperation()))
+      continue;
+    if (llvm::isa<linalg::FillOp>(op.getOperation()) && op->use_empty()) {
+      rewriter.eraseOp(op);
+      continue;
+    }
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     if (llvm::any_of(ranges, [](int64_t r) {
           return ShapedType::isDynamic(r) || r == 0;
@@ -262,12 +353,8 @@ void TileAndVectorizePass::runOnOperation() {
       continue;
     if (ranges.empty()) {
       // 0-d ops: nothing to tile, vectorize as is.
-      rewriter.setInsertionPoint(op);
-      if (vectorizeOps && succeeded(linalg::vectorizeOpPrecondition(op)))
-        if (FailureOr<linalg::VectorizationResult> v =
-                linalg::vectorize(rewriter, op);
-            succeeded(v))
-          rewriter.replaceOp(op, v->replacements);
+      if (vectorizeOps)
+        vectorizeOp(rewriter, op);
       continue;
     }
 
@@ -275,11 +362,16 @@ void TileAndVectorizePass::runOnOperation() {
     TilePlan plan = contraction ? *contraction : planGeneric(op, ranges);
     if (!vectorizeOps || failed(linalg::vectorizeOpPrecondition(op)))
       plan.vectorize = false;
+    // Fills feeding a contraction are fused into its tiles: no separate
+    // pass over the result, and the accumulators start at the fill value.
+    bool fuse = plan.contraction;
 
     Operation *current = op;
+    SmallVector<Operation *> fusedOps;
     if (!plan.parallel.empty()) {
       FailureOr<Operation *> tiled =
-          tile(rewriter, current, plan.parallel, /*forall=*/true);
+          tile(rewriter, current, plan.parallel, /*forall=*/true, fuse, {},
+               &fusedOps);
       if (failed(tiled))
         continue;
       current = *tiled;
@@ -294,17 +386,38 @@ void TileAndVectorizePass::runOnOperation() {
     for (auto [size, range] : llvm::zip(reg, tileRanges))
       if (size >= range || ShapedType::isDynamic(range))
         size = 0;
-    FailureOr<Operation *> tiled =
-        tile(rewriter, current, reg, /*forall=*/false);
-    if (failed(tiled))
-      continue;
-    current = *tiled;
-
-    rewriter.setInsertionPoint(current);
-    FailureOr<linalg::VectorizationResult> vectorized =
-        linalg::vectorize(rewriter, current);
-    if (succeeded(vectorized))
-      rewriter.replaceOp(current, vectorized->replacements);
+    if (plan.contraction) {
+      // MR x NR over the parallel dims with the fill fused, then K by 1.
+      SmallVector<Operation *> regFused;
+      FailureOr<Operation *> tiled =
+          tile(rewriter, current, reg, /*forall=*/false, /*fuseFills=*/true,
+               plan.regInterchange, &regFused);
+      if (failed(tiled))
+        continue;
+      current = *tiled;
+      // The forall-level fills were re-fused into the register tiles.
+      for (Operation *f : fusedOps)
+        if (f->use_empty())
+          rewriter.eraseOp(f);
+      fusedOps = regFused;
+      SmallVector<int64_t> kTiles(reg.size(), 0);
+      for (unsigned k : plan.reductionDims)
+        if (tileRanges[k] > 1)
+          kTiles[k] = 1;
+      tiled = tile(rewriter, current, kTiles, /*forall=*/false);
+      if (failed(tiled))
+        continue;
+      current = *tiled;
+    } else {
+      FailureOr<Operation *> tiled =
+          tile(rewriter, current, reg, /*forall=*/false);
+      if (failed(tiled))
+        continue;
+      current = *tiled;
+    }
+    for (Operation *f : fusedOps)
+      vectorizeOp(rewriter, f);
+    vectorizeOp(rewriter, current);
   }
 
   // Fold the slices into the transfers and turn mul+reduce into contract.

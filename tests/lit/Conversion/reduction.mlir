@@ -25,12 +25,14 @@ func.func @sum_keepdim_negative_dims(%a: !torch.vtensor<[2,3,4],f32>) -> !torch.
 
 // -----
 
-// dim=None reduces everything; bool elements are summed as si64.
+// dim=None reduces everything; bool elements (stored as i8 0/1) are summed
+// as si64.
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @sum_none_dims_of_bool(
+// CHECK-SAME: tensor<2x3xi8>
 // CHECK: linalg.generic {indexing_maps = [#{{.*}}, #[[SCALAR]]], iterator_types = ["reduction", "reduction"]}
-// CHECK: ^bb0(%[[X:.*]]: i1, %[[ACC:.*]]: i64):
-// CHECK:   %[[XI:.*]] = arith.extui %[[X]] : i1 to i64
+// CHECK: ^bb0(%[[X:.*]]: i8, %[[ACC:.*]]: i64):
+// CHECK:   %[[XI:.*]] = arith.extui %[[X]] : i8 to i64
 // CHECK:   arith.addi %[[XI]], %[[ACC]] : i64
 // CHECK-NOT: tensor.expand_shape
 func.func @sum_none_dims_of_bool(%a: !torch.vtensor<[2,3],i1>) -> !torch.vtensor<[],si64> {

@@ -419,8 +419,9 @@ public:
     for (auto [s, st] : llvm::zip_equal(*size, *stride))
       span += (s - 1) * st;
     if (span >= numel || (offset && *offset + span >= numel))
-      return fail(op, rewriter, "size, stride and storage offset read out of "
-                                "the bounds of self");
+      return fail(op, rewriter,
+                  "size, stride and storage offset read out of "
+                  "the bounds of self");
 
     // Fast path: the contiguous layout of all of self.
     if (offset == 0 && type.getNumElements() == numel &&
@@ -444,12 +445,11 @@ public:
         base = arith::ConstantIndexOp::create(rewriter, loc, *offset);
     } else {
       // Keep a bad run-time offset inside self: [0, numel - 1 - span].
-      Value off = arith::IndexCastOp::create(rewriter, loc,
-                                             rewriter.getIndexType(),
-                                             offsetValue);
+      Value off = arith::IndexCastOp::create(
+          rewriter, loc, rewriter.getIndexType(), offsetValue);
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value last = arith::ConstantIndexOp::create(rewriter, loc,
-                                                  numel - 1 - span);
+      Value last =
+          arith::ConstantIndexOp::create(rewriter, loc, numel - 1 - span);
       off = arith::MaxSIOp::create(rewriter, loc, off, zero);
       base = arith::MinSIOp::create(rewriter, loc, off, last);
     }
@@ -471,8 +471,7 @@ public:
               i = arith::MulIOp::create(
                   b, nloc, i,
                   arith::ConstantIndexOp::create(b, nloc, (*stride)[k]));
-            index = index ? arith::AddIOp::create(b, nloc, index, i)
-                          : i;
+            index = index ? arith::AddIOp::create(b, nloc, index, i) : i;
           }
           if (!index)
             index = arith::ConstantIndexOp::create(b, nloc, 0);

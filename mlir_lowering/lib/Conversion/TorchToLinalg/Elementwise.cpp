@@ -20,6 +20,11 @@ using namespace mlir;
 namespace ltc_mlir::torch_to_linalg {
 namespace {
 
+/// Torch dtype predicates (bool is the signless i1 dtype; its tensors are
+/// stored as i8, see TorchTypeConverter).
+bool isBoolDtype(Type t) { return t && t.isSignlessInteger(1); }
+bool isFloatDtype(Type t) { return t && isa<FloatType>(t); }
+
 /// Result element types an op supports.
 enum class DtypeClass {
   Float,   ///< f16, bf16, f32, f64
@@ -207,7 +212,7 @@ public:
       return this->fail(op, rewriter, "result type is not convertible");
     Type elemType = resultType.getElementType();
     bool resultUnsigned = isUnsignedDtype(getTorchDtype(op.getResult()));
-    if (elemType.isInteger(1))
+    if (isBoolDtype(getTorchDtype(op.getResult())))
       return this->fail(op, rewriter, "bool result dtype is not supported");
     if (dtypes == DtypeClass::Float && !isa<FloatType>(elemType))
       return this->fail(op, rewriter,
@@ -278,9 +283,6 @@ void add(TorchTypeConverter &typeConverter, RewritePatternSet &patterns,
 // torch dtypes (si64, ui8, i1, f32...), for ops whose result dtype is not the
 // computation dtype (comparisons).
 //===----------------------------------------------------------------------===//
-
-bool isBoolDtype(Type t) { return t && t.isSignlessInteger(1); }
-bool isFloatDtype(Type t) { return t && isa<FloatType>(t); }
 
 /// c10::promoteTypes; a null type is "undefined" and yields the other.
 Type promoteDtypes(Type a, Type b) {
@@ -360,24 +362,48 @@ Value createCompare(OpBuilder &b, Location loc, CmpKind kind, Value lhs,
   if (isa<FloatType>(lhs.getType())) {
     arith::CmpFPredicate pred;
     switch (kind) {
-    case CmpKind::Gt: pred = arith::CmpFPredicate::OGT; break;
-    case CmpKind::Lt: pred = arith::CmpFPredicate::OLT; break;
-    case CmpKind::Ge: pred = arith::CmpFPredicate::OGE; break;
-    case CmpKind::Le: pred = arith::CmpFPredicate::OLE; break;
-    case CmpKind::Eq: pred = arith::CmpFPredicate::OEQ; break;
-    case CmpKind::Ne: pred = arith::CmpFPredicate::UNE; break;
+    case CmpKind::Gt:
+      pred = arith::CmpFPredicate::OGT;
+      break;
+    case CmpKind::Lt:
+      pred = arith::CmpFPredicate::OLT;
+      break;
+    case CmpKind::Ge:
+      pred = arith::CmpFPredicate::OGE;
+      break;
+    case CmpKind::Le:
+      pred = arith::CmpFPredicate::OLE;
+      break;
+    case CmpKind::Eq:
+      pred = arith::CmpFPredicate::OEQ;
+      break;
+    case CmpKind::Ne:
+      pred = arith::CmpFPredicate::UNE;
+      break;
     }
     return arith::CmpFOp::create(b, loc, pred, lhs, rhs);
   }
   using P = arith::CmpIPredicate;
   P pred;
   switch (kind) {
-  case CmpKind::Gt: pred = isUnsigned ? P::ugt : P::sgt; break;
-  case CmpKind::Lt: pred = isUnsigned ? P::ult : P::slt; break;
-  case CmpKind::Ge: pred = isUnsigned ? P::uge : P::sge; break;
-  case CmpKind::Le: pred = isUnsigned ? P::ule : P::sle; break;
-  case CmpKind::Eq: pred = P::eq; break;
-  case CmpKind::Ne: pred = P::ne; break;
+  case CmpKind::Gt:
+    pred = isUnsigned ? P::ugt : P::sgt;
+    break;
+  case CmpKind::Lt:
+    pred = isUnsigned ? P::ult : P::slt;
+    break;
+  case CmpKind::Ge:
+    pred = isUnsigned ? P::uge : P::sge;
+    break;
+  case CmpKind::Le:
+    pred = isUnsigned ? P::ule : P::sle;
+    break;
+  case CmpKind::Eq:
+    pred = P::eq;
+    break;
+  case CmpKind::Ne:
+    pred = P::ne;
+    break;
   }
   return arith::CmpIOp::create(b, loc, pred, lhs, rhs);
 }
@@ -397,8 +423,9 @@ public:
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = this->getTensorType(op.getType());
-    if (!resultType || !resultType.getElementType().isInteger(1))
+    if (!resultType || !isBoolDtype(getTorchDtype(op.getResult())))
       return this->fail(op, rewriter, "expects a bool result");
+    Type storageType = resultType.getElementType(); // i8
 
     ResultTypeState state;
     state.addTensor(op.getSelf());
@@ -432,7 +459,8 @@ public:
           Value rhs = otherIsTensor ? castScalar(b, nloc, args[1], computeType,
                                                  otherUnsigned)
                                     : scalar;
-          return createCompare(b, nloc, kind, lhs, rhs, computeUnsigned);
+          Value cmp = createCompare(b, nloc, kind, lhs, rhs, computeUnsigned);
+          return castScalar(b, nloc, cmp, storageType, /*srcUnsigned=*/true);
         });
     if (failed(result))
       return this->fail(op, rewriter,
@@ -447,7 +475,8 @@ private:
 
 /// where.self(condition, self, other): condition != 0 ? self : other, with
 /// self and other cast to the result dtype.
-class ConvertWhereSelfOp : public TorchConversionPattern<torch::AtenWhereSelfOp> {
+class ConvertWhereSelfOp
+    : public TorchConversionPattern<torch::AtenWhereSelfOp> {
 public:
   using Base::Base;
   LogicalResult
@@ -492,7 +521,7 @@ public:
     if (!resultType)
       return fail(op, rewriter, "result type is not convertible");
     Type elemType = resultType.getElementType();
-    if (elemType.isInteger(1))
+    if (isBoolDtype(getTorchDtype(op.getResult())))
       return fail(op, rewriter, "bool result dtype is not supported");
     bool hasMin = !isNone(op.getMin()), hasMax = !isNone(op.getMax());
     if (!hasMin && !hasMax)
@@ -538,8 +567,8 @@ public:
 template <typename OpTy>
 void addComparison(TorchTypeConverter &typeConverter,
                    RewritePatternSet &patterns, CmpKind kind) {
-  patterns.add<ConvertComparisonOp<OpTy>>(typeConverter,
-                                          patterns.getContext(), kind);
+  patterns.add<ConvertComparisonOp<OpTy>>(typeConverter, patterns.getContext(),
+                                          kind);
 }
 
 } // namespace

@@ -42,7 +42,8 @@ public:
     auto rhsType = dyn_cast<RankedTensorType>(adaptor.getMat2().getType());
     if (!type || !lhsType || !rhsType)
       return this->fail(op, rewriter, "operand types are not convertible");
-    if (type.getElementType().isInteger(1))
+    // Bool tensors are stored as i8 (see TorchTypeConverter).
+    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
       return this->fail(op, rewriter, "bool matmul is not supported");
     if (lhsType.getRank() != Rank || rhsType.getRank() != Rank ||
         type.getRank() != Rank)
@@ -98,7 +99,7 @@ public:
     if (!type || !selfType || !lhsType || !rhsType)
       return fail(op, rewriter, "operand types are not convertible");
     Type elemType = type.getElementType();
-    if (elemType.isInteger(1))
+    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
       return fail(op, rewriter, "bool matmul is not supported");
     if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
         type.getRank() != 2)

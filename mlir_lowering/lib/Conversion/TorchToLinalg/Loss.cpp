@@ -53,7 +53,7 @@ FailureOr<NllOperands> getNllOperands(OpTy op, AdaptorTy adaptor,
   auto targetType = cast<RankedTensorType>(r.target.getType());
   r.targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
   if (!isa<IntegerType>(targetType.getElementType()) ||
-      targetType.getElementType().isInteger(1)) {
+      getTorchDtype(op.getTarget()).isSignlessInteger(1)) { // bools are i8
     why = "target must have an integer dtype";
     return failure();
   }

@@ -99,7 +99,8 @@ public:
     if (IsMean && !isa<FloatType>(elemType))
       return this->fail(op, rewriter,
                         "mean needs a floating-point result dtype");
-    if (elemType.isInteger(1))
+    // Bool tensors are stored as i8 (see TorchTypeConverter).
+    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
       return this->fail(op, rewriter, "bool result dtype is not supported");
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
     int64_t rank = inputType.getRank();

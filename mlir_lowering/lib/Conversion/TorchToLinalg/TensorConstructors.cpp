@@ -35,16 +35,22 @@ public:
     RankedTensorType type = getTensorType(op.getType());
     if (!type)
       return fail(op, rewriter, "result type is not convertible");
-    // The scalar is converted like ATen's fill_: a C++ cast to the dtype.
-    Value value = castScalar(rewriter, op.getLoc(), adaptor.getValue(),
-                             type.getElementType());
+    // The scalar is converted like ATen's fill_: a C++ cast to the dtype
+    // (bool(x) is x != 0, stored as an i8 0/1).
+    Value value = adaptor.getValue();
+    bool isBool = getTorchDtype(op.getResult()).isSignlessInteger(1);
+    if (isBool)
+      value = castScalar(rewriter, op.getLoc(), value, rewriter.getI1Type());
+    value = castScalar(rewriter, op.getLoc(), value, type.getElementType(),
+                       /*srcUnsigned=*/isBool);
     rewriter.replaceOp(op,
                        createFilledTensor(rewriter, op.getLoc(), type, value));
     return success();
   }
 };
 
-// Literals become arith.constant of the same (already builtin) attribute.
+// Literals become arith.constant of the same (already builtin) attribute;
+// bool literals are widened to the i8 storage of bool tensors.
 class ConvertValueTensorLiteralOp
     : public TorchConversionPattern<torch::ValueTensorLiteralOp> {
 public:
@@ -55,6 +61,17 @@ public:
     auto value = llvm::dyn_cast<TypedAttr>(op.getValue());
     if (!value)
       return fail(op, rewriter, "literal value is not a typed attribute");
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    if (value.getType() != type) {
+      auto dense = llvm::dyn_cast<DenseIntElementsAttr>(value);
+      if (!dense || !dense.getElementType().isInteger(1))
+        return fail(op, rewriter, "literal does not match the result type");
+      value = dense.mapValues(type.getElementType(), [](const APInt &v) {
+        return v.zext(8);
+      });
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, value);
     return success();
   }

@@ -21,6 +21,13 @@ TorchTypeConverter::TorchTypeConverter(MLIRContext *context) {
   addConversion([](torch::ValueTensorType type) -> Type {
     if (!torch::isSupportedDtype(type.getDtype()))
       return nullptr; // a hard failure, not "try the identity"
+    // Bool tensors hold i8 0/1 elements, PyTorch's layout: LLVM bit-packs
+    // vectors of i1 in memory, so vectorized code on i1 buffers would
+    // disagree with scalar code and with PyTorch. Patterns producing bools
+    // compute an i1 and zero-extend it.
+    if (type.getDtype().isSignlessInteger(1))
+      return RankedTensorType::get(type.getSizes(),
+                                   IntegerType::get(type.getContext(), 8));
     return type.toBuiltinTensor();
   });
   addConversion([](torch::IntType type) -> Type {

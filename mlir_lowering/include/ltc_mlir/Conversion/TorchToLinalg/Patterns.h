@@ -17,7 +17,9 @@ namespace ltc_mlir::torch_to_linalg {
 
 /// Converts torch types to builtin types:
 ///   !torch.vtensor<[2,3],si64> -> tensor<2x3xi64> (signless integers),
-///   !torch.int -> i64, !torch.float -> f64, !torch.bool -> i1.
+///   !torch.int -> i64, !torch.float -> f64, !torch.bool -> i1,
+///   !torch.vtensor<[n],i1> -> tensor<nxi8> holding 0/1: PyTorch stores a
+///   bool per byte, while LLVM bit-packs vectors of i1 in memory.
 /// !torch.list and !torch.none convert to themselves: they only feed
 /// constant operands that patterns read from the IR, and their producers are
 /// erased once unused.

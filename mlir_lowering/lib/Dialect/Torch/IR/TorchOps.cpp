@@ -89,8 +89,8 @@ static LogicalResult verifyComparisonOp(Operation *op) {
     return failure();
   auto resultType = llvm::cast<ValueTensorType>(op->getResult(0).getType());
   if (!resultType.getDtype().isSignlessInteger(1))
-    return op->emitOpError() << "expects a bool (i1) result dtype, got "
-                             << resultType.getDtype();
+    return op->emitOpError()
+           << "expects a bool (i1) result dtype, got " << resultType.getDtype();
   return success();
 }
 
@@ -110,9 +110,9 @@ static LogicalResult verifySqueeze(Operation *op, ValueTensorType self,
       ok = false;
   }
   if (!ok || j != out.size())
-    return op->emitOpError() << "result shape " << shapeStr(out)
-                             << " is not self's shape " << shapeStr(in)
-                             << " with size-1 dims removed";
+    return op->emitOpError()
+           << "result shape " << shapeStr(out) << " is not self's shape "
+           << shapeStr(in) << " with size-1 dims removed";
   return success();
 }
 
