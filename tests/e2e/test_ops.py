@@ -7,6 +7,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import ltc_mlir
+
 from lazy_testing import assert_all_native, assert_close, run_both
 
 g = torch.Generator().manual_seed(1234)
@@ -195,4 +197,29 @@ def test_int64_arithmetic():
     b = torch.randint(-50, 50, (4, 5), generator=g)
     eager, lazy = run_both(lambda x, y: (x + y * 3 - x, (x * y).sum()), a, b)
     assert_close(eager, lazy, rtol=0, atol=0)
+    assert_all_native()
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("to_f64", lambda a: a.to(torch.float64) * 2),
+    ("to_long_truncates", lambda a: (a * 3).long()),
+    ("to_bool", lambda a: (a * 0.5).round().bool()),
+    ("bool_to_float", lambda a: (a > 0).float() + a),
+    ("long_to_float", lambda a: a.long().float() / 2),
+])
+def test_dtype_conversion(name, fn):
+    x = torch.randn(5, 7, generator=g)
+    # round has no lazy kernel in torch 1.13 (eager fallback), so only the
+    # graph after it is checked for being native there.
+    eager, lazy = run_both(fn, x)
+    assert_close(eager, lazy, rtol=0, atol=0)
+    m = ltc_mlir.metrics()
+    assert m["fallback_graph_count"] == 0, m["fallback_reasons"]
+    assert m["native_execute_count"] >= 1
+
+
+def test_dtype_conversion_backward():
+    eager, lazy = run_both(lambda a: (a.to(torch.float64) ** 2).sum(), rnd(4, 6),
+                           grad_inputs=(0,))
+    assert_close(eager, lazy)
     assert_all_native()

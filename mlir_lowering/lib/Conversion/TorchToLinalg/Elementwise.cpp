@@ -509,6 +509,42 @@ public:
   }
 };
 
+/// _to_copy(self, dtype, ...) = self converted like a C++ static_cast in
+/// ATen's copy kernel (float->int truncates, x->bool is x != 0).
+class ConvertToCopyOp : public TorchConversionPattern<torch::AtenToCopyOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenToCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getTensorType(op.getType());
+    if (!resultType)
+      return fail(op, rewriter, "result type is not convertible");
+    if (!isNone(op.getLayout()) && getConstantInt(op.getLayout()) != 0)
+      return fail(op, rewriter, "only the strided layout is supported");
+    if (!isNone(op.getMemoryFormat()) &&
+        getConstantInt(op.getMemoryFormat()) != 0 &&
+        getConstantInt(op.getMemoryFormat()) != 1)
+      return fail(op, rewriter, "only contiguous/preserve memory formats");
+    bool srcUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
+    bool toBool = isBoolDtype(getTorchDtype(op.getResult()));
+    Type elemType = resultType.getElementType();
+    FailureOr<Value> result = createElementwiseOp(
+        rewriter, op.getLoc(), resultType, ValueRange{adaptor.getSelf()},
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          if (!toBool)
+            return castScalar(b, loc, args[0], elemType, srcUnsigned);
+          // Bools are stored as one byte holding 0/1.
+          Value bit = castScalar(b, loc, args[0], b.getI1Type(), srcUnsigned);
+          return castScalar(b, loc, bit, elemType, /*srcUnsigned=*/true);
+        });
+    if (failed(result))
+      return fail(op, rewriter, "operand shape does not match the result");
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+};
+
 /// clamp(self, min, max) = min(max(self, min), max) in the result dtype
 /// (ATen's clamp kernels; NaN in self propagates, and min > max gives max).
 class ConvertClampOp : public TorchConversionPattern<torch::AtenClampOp> {
@@ -617,7 +653,8 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   addComparison<torch::AtenLeScalarOp>(tc, p, CmpKind::Le);
   addComparison<torch::AtenEqScalarOp>(tc, p, CmpKind::Eq);
   addComparison<torch::AtenNeScalarOp>(tc, p, CmpKind::Ne);
-  p.add<ConvertWhereSelfOp, ConvertClampOp>(tc, p.getContext());
+  p.add<ConvertWhereSelfOp, ConvertClampOp, ConvertToCopyOp>(tc,
+                                                             p.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

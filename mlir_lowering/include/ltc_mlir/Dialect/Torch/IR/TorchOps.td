@@ -329,6 +329,18 @@ def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy"> {
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
+def Torch_AtenToCopyOp : Torch_AtenOp<"_to_copy"> {
+  let summary = "copy converted to the result dtype (Tensor.to(dtype), .float(), ...)";
+  let description = [{
+    Only the dtype conversion is modelled: layout, device and memory format
+    must be None (the graph runs on one host device; buffers are dense).
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype,
+                       Torch_OptionalInt:$layout, Torch_None:$device,
+                       Torch_OptionalBool:$pin_memory, Torch_Bool:$non_blocking,
+                       Torch_OptionalInt:$memory_format);
+  let results = (outs Torch_VTensor:$result);
+}
 def Torch_AtenCloneOp : Torch_AtenOp<"clone"> {
   let summary = "copy";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$memory_format);
