@@ -5,19 +5,32 @@ compiled once (torch dialect -> linalg -> LLVM -> machine code) and served
 from the compile cache afterwards. The loss is compared with eager PyTorch.
 """
 import argparse
+import collections
 import copy
 import os
+import re
 
 import torch
 import ltc_mlir
 
 
 def batches(steps, batch, seed=0):
+    """Synthetic but learnable: the label is the argmax of a fixed projection."""
     g = torch.Generator().manual_seed(seed)
+    proj = torch.randn(784, 10, generator=g)
     for _ in range(steps):
         x = torch.randn(batch, 784, generator=g)
-        y = torch.randint(0, 10, (batch,), generator=g)
-        yield x, y
+        yield x, (x @ proj).argmax(1)
+
+
+def summarize_module(path):
+    """One line per stage: which ops the compiled graph is made of."""
+    text = open(path).read()
+    ops = collections.Counter(re.findall(r"(?<![!\w.])((?:torch\.aten|linalg|llvm|omp)\.[\w.]+)", text))
+    top = ", ".join(f"{n}x {op}" for op, n in ops.most_common(6))
+    parallel = sum(n for op, n in ops.items() if op.startswith("omp.parallel"))
+    extra = f"; {parallel} OpenMP parallel regions" if parallel else ""
+    return f"{sum(ops.values())} ops: {top}{extra}"
 
 
 def train(model, device, steps, batch, lr):
@@ -60,12 +73,16 @@ def main():
     print()
     print(ltc_mlir.metrics_report())
     dump_dir = ltc_mlir.get_dump_dir()
-    if dump_dir:
-        files = sorted(f for f in os.listdir(dump_dir) if f.endswith(".mlir"))
-        print(f"compiled modules dumped in {dump_dir}:")
-        for f in files:
-            print("  ", f)
-        print("replay one with: build/bin/ltc-mlir-opt --ltc-torch-to-llvm <dump>.torch.mlir")
+    graphs = ltc_mlir.metrics()["compiled_graphs"]
+    if dump_dir and graphs:
+        # The steady-state step graph is the last one compiled.
+        step = graphs[-1]
+        print(f"what was compiled for the training step ({step}), dumped in {dump_dir}:")
+        for stage in ("torch", "linalg", "llvm"):
+            path = os.path.join(dump_dir, f"{step}.{stage}.mlir")
+            if os.path.exists(path):
+                print(f"  {stage:>6}: {os.path.basename(path)}: {summarize_module(path)}")
+        print(f"replay: build/bin/ltc-mlir-opt --ltc-torch-to-llvm {dump_dir}/{step}.torch.mlir")
 
 
 if __name__ == "__main__":
