@@ -21,6 +21,7 @@
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/openmp.h"
+#include "ltc_mlir/runtime/symbols.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -216,6 +217,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     options.dumpDir = GetDumpDir();
     options.dumpName = comp.name;
     options.symbolResolver = [](const std::string& symbol) {
+      if (void* address = runtime::resolveRuntimeSymbol(symbol)) return address;
       return runtime::resolveOpenMPSymbol(symbol);
     };
     CompileResult result = compileTorchModule(emitted.text, options);
@@ -236,7 +238,8 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     for (const ValueDesc& d : result.function->outputs)
       outputs.push_back({ToRuntimeKind(d.kind), d.shape});
     comp.executable = std::make_shared<runtime::Executable>(
-        result.function->entry, std::move(inputs), std::move(outputs), result.function);
+        result.function->entry, std::move(inputs), std::move(outputs), result.function,
+        result.function->checkMessages);
     Metrics::RecordCompile(comp.name, result.compileTimeMs);
   }
 

@@ -1,6 +1,7 @@
 // Executable: wraps caller buffers in memref descriptors and calls the code.
 #include "ltc_mlir/runtime/executable.h"
 
+#include <atomic>
 #include <stdexcept>
 #include <string>
 
@@ -8,6 +9,9 @@ namespace ltc_mlir {
 namespace runtime {
 
 void applyThreadSettings(); // openmp.cpp
+// symbols.cpp: the calling thread's check slot, and failures of other threads.
+std::atomic<int64_t> *exchangeCheckSlot(std::atomic<int64_t> *slot);
+int64_t takeOrphanCheckFailure();
 
 namespace {
 
@@ -68,9 +72,10 @@ void checkArgs(const std::vector<ArgSpec> &specs, const std::vector<Arg> &args,
 
 Executable::Executable(PackedEntry entry, std::vector<ArgSpec> inputs,
                        std::vector<ArgSpec> outputs,
-                       std::shared_ptr<void> owner)
+                       std::shared_ptr<void> owner,
+                       std::vector<std::string> checkMessages)
     : entry_(entry), inputs_(std::move(inputs)), outputs_(std::move(outputs)),
-      owner_(std::move(owner)) {
+      owner_(std::move(owner)), checkMessages_(std::move(checkMessages)) {
   if (!entry_)
     throw std::invalid_argument("ltc_mlir runtime: null entry point");
 }
@@ -118,7 +123,21 @@ void Executable::run(const std::vector<Arg> &inputs,
   pack(outputs_, outputs);
 
   applyThreadSettings();
-  entry_(packed.data());
+  std::atomic<int64_t> failedCheck{-1};
+  std::atomic<int64_t> *previousSlot = exchangeCheckSlot(&failedCheck);
+  entry_(packed.data()); // compiled code: returns normally, never throws
+  exchangeCheckSlot(previousSlot);
+  int64_t orphan = takeOrphanCheckFailure();
+  int64_t index = failedCheck.load();
+  if (index < 0)
+    index = orphan;
+  if (index >= 0) {
+    if (static_cast<uint64_t>(index) < checkMessages_.size())
+      throw std::runtime_error("ltc_mlir: " + checkMessages_[index]);
+    throw std::runtime_error("ltc_mlir: runtime check #" +
+                             std::to_string(index) +
+                             " of the compiled graph failed (no message)");
+  }
 }
 
 } // namespace runtime

@@ -10,6 +10,7 @@
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/executable.h"
 #include "ltc_mlir/runtime/openmp.h"
+#include "ltc_mlir/runtime/symbols.h"
 
 #include <gtest/gtest.h>
 
@@ -28,6 +29,8 @@ namespace {
 std::shared_ptr<CompiledFunction> compile(const std::string &text) {
   CompileOptions options;
   options.symbolResolver = [](const std::string &name) {
+    if (void *address = runtime::resolveRuntimeSymbol(name))
+      return address;
     return runtime::resolveOpenMPSymbol(name);
   };
   CompileResult r = compileTorchModule(text, options);
@@ -49,7 +52,7 @@ runtime::Executable load(const CompiledFunction &f) {
     return out;
   };
   return runtime::Executable(f.entry, specs(f.inputs), specs(f.outputs),
-                             f.owner);
+                             f.owner, f.checkMessages);
 }
 
 runtime::Arg T(void *data) { return runtime::Arg::tensor(data); }
@@ -559,4 +562,105 @@ func.func @forward(%a: !torch.vtensor<[4,5],f32>, %t: !torch.vtensor<[],si64>) -
   expectNear(strided, {3, 8, 13, 4, 9, 14});
   // result[i][0][j] = flat[4 + 5 i + 0 j]
   expectNear(squeezed, {4, 4, 9, 9, 14, 14});
+}
+
+namespace {
+const char *kCrossEntropyStep = R"mlir(
+func.func @forward(%x: !torch.vtensor<[4,3],f32>, %t: !torch.vtensor<[4],si64>, %g: !torch.vtensor<[],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>) {
+  %none = torch.constant.none
+  %int1 = torch.constant.int 1
+  %ignore = torch.constant.int -100
+  %0, %1 = torch.aten.nll_loss_forward %x, %t, %none, %int1, %ignore : (!torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.none, !torch.int, !torch.int) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>)
+  %2 = torch.aten.nll_loss_backward %g, %x, %t, %none, %int1, %ignore, %1 : (!torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>, !torch.vtensor<[4],si64>, !torch.none, !torch.int, !torch.int, !torch.vtensor<[],f32>) -> !torch.vtensor<[4,3],f32>
+  return %0, %2 : !torch.vtensor<[],f32>, !torch.vtensor<[4,3],f32>
+}
+)mlir";
+} // namespace
+
+TEST(CompilerOps, NllLossTargetOutOfBoundsFailsARuntimeCheck) {
+  auto f = compile(kCrossEntropyStep);
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->checkMessages.size(), 2u);
+  EXPECT_NE(f->checkMessages[0].find("nll_loss_forward: Target is out of "
+                                     "bounds"),
+            std::string::npos)
+      << f->checkMessages[0];
+  EXPECT_NE(f->checkMessages[0].find("[0, 3)"), std::string::npos);
+  EXPECT_NE(f->checkMessages[0].find("ignore_index (-100)"),
+            std::string::npos);
+  EXPECT_NE(f->checkMessages[1].find("nll_loss_backward"), std::string::npos);
+
+  runtime::Executable exe = load(*f);
+  std::vector<float> x = iota(12, -1.0f, 0.25f);
+  float g = 1.0f, loss = 0;
+  std::vector<float> grad(12);
+  auto run = [&](std::vector<int64_t> t) {
+    exe.run({T(x.data()), T(t.data()), T(&g)}, {T(&loss), T(grad.data())});
+  };
+  // ignore_index and every class are fine.
+  EXPECT_NO_THROW(run({0, 2, -100, 1}));
+  EXPECT_NEAR(loss, -(x[0] + x[5] + x[10]) / 3.0f, 1e-5f);
+  // Too large, negative (not ignore_index), and == C all fail, with the
+  // forward's message (the first check that runs).
+  for (int64_t bad : {int64_t(3), int64_t(12), int64_t(-1), int64_t(-101)}) {
+    try {
+      run({0, bad, 1, 2});
+      ADD_FAILURE() << "target " << bad << " did not fail the check";
+    } catch (const std::runtime_error &e) {
+      EXPECT_EQ(std::string(e.what()), "ltc_mlir: " + f->checkMessages[0]);
+    }
+  }
+  // The executable keeps working after a failure.
+  EXPECT_NO_THROW(run({1, 1, 1, 1}));
+  EXPECT_NEAR(loss, -(x[1] + x[4] + x[7] + x[10]) / 4.0f, 1e-5f);
+}
+
+TEST(CompilerOps, AsStridedRuntimeOffsetOutOfBoundsFailsARuntimeCheck) {
+  // sizes [2, 3], strides [1, 5] over 20 elements: the last element read is
+  // offset + 11, so offsets 0..8 are valid.
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[4,5],f32>, %t: !torch.vtensor<[],si64>) -> !torch.vtensor<[2,3],f32> {
+  %offset = torch.aten.IntImplicit %t : (!torch.vtensor<[],si64>) -> !torch.int
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int5 = torch.constant.int 5
+  %size = torch.prim.ListConstruct %int2, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int1, %int5 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_copy %a, %size, %stride, %offset : (!torch.vtensor<[4,5],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(f->checkMessages.size(), 1u);
+  runtime::Executable exe = load(*f);
+  std::vector<float> a = iota(20), out(6);
+  for (int64_t offset : {int64_t(0), int64_t(8)}) {
+    EXPECT_NO_THROW(exe.run({T(a.data()), T(&offset)}, {T(out.data())}));
+    EXPECT_EQ(out[0], static_cast<float>(offset));
+  }
+  for (int64_t offset : {int64_t(9), int64_t(-1)}) {
+    try {
+      exe.run({T(a.data()), T(&offset)}, {T(out.data())});
+      ADD_FAILURE() << "offset " << offset << " did not fail the check";
+    } catch (const std::runtime_error &e) {
+      EXPECT_NE(std::string(e.what()).find(
+                    "as_strided_copy: storage offset is out of bounds for "
+                    "storage of size 20: sizes [2, 3] and strides [1, 5] "
+                    "need a storage offset in [0, 8]"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(CompilerOps, GraphWithoutChecksHasNoMessages) {
+  auto f = compile(R"mlir(
+func.func @forward(%a: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32> {
+  %0 = torch.aten.relu %a : (!torch.vtensor<[3],f32>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+)mlir");
+  ASSERT_NE(f, nullptr);
+  EXPECT_TRUE(f->checkMessages.empty());
 }

@@ -2,10 +2,13 @@
 // A hand-written entry point stands in for compiled code.
 #include "ltc_mlir/runtime/executable.h"
 #include "ltc_mlir/runtime/openmp.h"
+#include "ltc_mlir/runtime/symbols.h"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 using namespace ltc_mlir::runtime;
@@ -96,6 +99,131 @@ TEST(RuntimeExecutable, RejectsNullBuffer) {
 
 TEST(RuntimeExecutable, RejectsNullEntry) {
   EXPECT_THROW(Executable(nullptr, {}, {}, nullptr), std::invalid_argument);
+}
+
+namespace {
+
+// Stands in for code with runtime checks: args[0] is a 1-D int64 tensor of
+// check indices to fail, in order (negative entries are skipped), args[1] an
+// int: when nonzero, the failures are reported from a separate thread (as
+// an OpenMP worker would). Writes args[2][0] = 1 so a run is observable.
+struct Desc1DI64 {
+  int64_t *allocated;
+  int64_t *aligned;
+  int64_t offset;
+  int64_t sizes[1];
+  int64_t strides[1];
+};
+void checkingEntry(void **args) {
+  Desc1DI64 *fails = *static_cast<Desc1DI64 **>(args[0]);
+  int64_t fromWorker = *static_cast<int64_t *>(args[1]);
+  Desc0D *out = *static_cast<Desc0D **>(args[2]);
+  auto report = [&] {
+    for (int64_t i = 0; i < fails->sizes[0]; ++i)
+      if (fails->aligned[i] >= 0)
+        ltc_mlir_rt_check_failed(fails->aligned[i]);
+  };
+  if (fromWorker)
+    std::thread(report).join();
+  else
+    report();
+  out->aligned[0] = 1.0f;
+}
+
+Executable makeCheckingExecutable(int64_t numFails) {
+  return Executable(&checkingEntry,
+                    {{ArgKind::Tensor, {numFails}}, {ArgKind::Int, {}}},
+                    {{ArgKind::Tensor, {}}}, nullptr,
+                    {"nll_loss_forward: Target is out of bounds",
+                     "as_strided_copy: storage offset is out of bounds"});
+}
+
+std::string runExpectingError(const Executable &exe,
+                              std::vector<int64_t> fails, bool fromWorker) {
+  float out = 0;
+  try {
+    exe.run({Arg::tensor(fails.data()), Arg::integer(fromWorker)},
+            {Arg::tensor(&out)});
+  } catch (const std::runtime_error &e) {
+    EXPECT_EQ(out, 1.0f) << "the code runs to completion before the throw";
+    return e.what();
+  }
+  ADD_FAILURE() << "expected std::runtime_error";
+  return "";
+}
+
+} // namespace
+
+TEST(RuntimeChecks, PassingChecksDoNotThrow) {
+  Executable exe = makeCheckingExecutable(2);
+  std::vector<int64_t> none = {-1, -1};
+  float out = 0;
+  exe.run({Arg::tensor(none.data()), Arg::integer(0)}, {Arg::tensor(&out)});
+  EXPECT_EQ(out, 1.0f);
+  EXPECT_EQ(exe.checkMessages().size(), 2u);
+}
+
+TEST(RuntimeChecks, FailedCheckThrowsItsMessageAndTheNextRunIsClean) {
+  Executable exe = makeCheckingExecutable(2);
+  EXPECT_EQ(runExpectingError(exe, {-1, 0}, false),
+            "ltc_mlir: nll_loss_forward: Target is out of bounds");
+  // The first failure of a run wins.
+  EXPECT_EQ(runExpectingError(exe, {1, 0}, false),
+            "ltc_mlir: as_strided_copy: storage offset is out of bounds");
+  // Nothing is left over for the next run.
+  std::vector<int64_t> none = {-1, -1};
+  float out = 0;
+  EXPECT_NO_THROW(exe.run({Arg::tensor(none.data()), Arg::integer(0)},
+                          {Arg::tensor(&out)}));
+}
+
+TEST(RuntimeChecks, FailureOnAnotherThreadIsReportedByTheRun) {
+  Executable exe = makeCheckingExecutable(1);
+  EXPECT_EQ(runExpectingError(exe, {1}, true),
+            "ltc_mlir: as_strided_copy: storage offset is out of bounds");
+  std::vector<int64_t> none = {-1};
+  float out = 0;
+  EXPECT_NO_THROW(exe.run({Arg::tensor(none.data()), Arg::integer(0)},
+                          {Arg::tensor(&out)}));
+}
+
+TEST(RuntimeChecks, UnknownIndexStillThrows) {
+  Executable exe = makeCheckingExecutable(1);
+  std::string what = runExpectingError(exe, {7}, false);
+  EXPECT_NE(what.find("runtime check #7"), std::string::npos) << what;
+}
+
+TEST(RuntimeChecks, ConcurrentRunsReportTheirOwnFailures) {
+  Executable exe = makeCheckingExecutable(1);
+  std::vector<std::thread> threads;
+  std::vector<std::string> errors(8);
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 200; ++i) {
+        std::vector<int64_t> fails = {t % 2 == 0 ? 0 : -1};
+        float out = 0;
+        try {
+          exe.run({Arg::tensor(fails.data()), Arg::integer(0)},
+                  {Arg::tensor(&out)});
+          if (t % 2 == 0)
+            errors[t] = "no error";
+        } catch (const std::runtime_error &e) {
+          if (t % 2 != 0)
+            errors[t] = e.what();
+        }
+      }
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int t = 0; t < 8; ++t)
+    EXPECT_EQ(errors[t], "") << "thread " << t;
+}
+
+TEST(RuntimeChecks, ResolvesRuntimeSymbolsOnly) {
+  EXPECT_EQ(resolveRuntimeSymbol("ltc_mlir_rt_check_failed"),
+            reinterpret_cast<void *>(&ltc_mlir_rt_check_failed));
+  EXPECT_EQ(resolveRuntimeSymbol("__kmpc_fork_call"), nullptr);
+  EXPECT_EQ(resolveRuntimeSymbol("ltc_mlir_rt_unknown"), nullptr);
 }
 
 TEST(RuntimeOpenMP, LoadsLibompPrivatelyAndResolvesKmpc) {

@@ -8,6 +8,7 @@
 
 #include "ltc_mlir/Compiler/Compiler.h"
 
+#include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchTypes.h"
 #include "ltc_mlir/InitAll.h"
 #include "ltc_mlir/Pipelines/Pipelines.h"
@@ -395,6 +396,21 @@ bool Compilation::run() {
     return false;
   if (!options.dumpDir.empty())
     dump("llvm", printToString(*module));
+
+  // The messages of the runtime checks (their index is the argument of
+  // ltc_mlir_rt_check_failed). Read after the pipelines, which may fold
+  // checks away but never renumber them; removed before translation.
+  if (auto checks = (*module)->getAttrOfType<ArrayAttr>(kRuntimeChecksAttrName)) {
+    for (Attribute message : checks) {
+      auto text = llvm::dyn_cast<StringAttr>(message);
+      function->checkMessages.push_back(
+          text ? text.getValue().str()
+               : "runtime check #" +
+                     std::to_string(function->checkMessages.size()) +
+                     " failed");
+    }
+    (*module)->removeAttr(kRuntimeChecksAttrName);
+  }
 
   if (!jit(*function))
     return false;

@@ -25,7 +25,9 @@
 // innermost too (contiguous vector loads); the other operand is read by
 // scalar broadcasts, so its layout does not matter. Otherwise (e.g. the
 // forward `mm(x, t(W))`, where W is only contiguous along K) the transpose
-// stays: it is the packing step of that matmul.
+// stays: it is the packing step of that matmul, and its rows are padded by
+// one cache line when their stride would make the matmul's loads conflict in
+// L1 (see PadContractionOperand).
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -156,6 +159,70 @@ struct FoldTransposesIntoContraction
   }
 };
 
+/// A contraction operand computed by the step itself (a transpose that
+/// stays, the packing step of the matmul it feeds, or an elementwise
+/// gradient) is read K rows at a time. With a row stride that is a multiple
+/// of 512 bytes (e.g. 512 f32) those rows all map to the same few L1 sets
+/// and the loads keep missing; one extra cache line per row spreads them:
+///
+///   %e = tensor.empty() : tensor<784x512xf32>
+/// becomes
+///   %p = tensor.empty() : tensor<784x528xf32>
+///   %e = tensor.extract_slice %p[0, 0] [784, 512] [1, 1]
+///
+/// Only for elementwise producers (the init is not read) whose result is not
+/// returned (it would need a copy into the out-param).
+struct PadContractionOperand
+    : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() != 1 ||
+        op.getNumReductionLoops() != 0 ||
+        op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+      return rewriter.notifyMatchFailure(op, "not an elementwise producer");
+    OpOperand *initOperand = op.getDpsInitOperand(0);
+    auto empty = initOperand->get().getDefiningOp<tensor::EmptyOp>();
+    auto type = llvm::dyn_cast<RankedTensorType>(initOperand->get().getType());
+    if (!empty || !type || !type.hasStaticShape() || type.getRank() < 2 ||
+        !type.getElementType().isIntOrFloat())
+      return rewriter.notifyMatchFailure(op, "not a static tensor.empty init");
+    int64_t elementBytes =
+        std::max<int64_t>(1, type.getElementType().getIntOrFloatBitWidth() / 8);
+    int64_t inner = type.getShape().back();
+    if ((inner * elementBytes) % 512 != 0 || 64 % elementBytes != 0)
+      return rewriter.notifyMatchFailure(op, "row stride does not conflict");
+    Value result = op->getResult(0);
+    bool feedsContraction = false;
+    for (Operation *user : result.getUsers()) {
+      if (llvm::isa<func::ReturnOp>(user))
+        return rewriter.notifyMatchFailure(op, "result is returned");
+      auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(user);
+      if (linalgOp && linalg::isaContractionOpInterface(linalgOp) &&
+          llvm::is_contained(linalgOp.getDpsInputs(), result))
+        feedsContraction = true;
+    }
+    if (!feedsContraction)
+      return rewriter.notifyMatchFailure(op, "does not feed a contraction");
+
+    SmallVector<int64_t> padded(type.getShape());
+    padded.back() += 64 / elementBytes;
+    rewriter.setInsertionPoint(op);
+    Value big = tensor::EmptyOp::create(rewriter, empty.getLoc(), padded,
+                                        type.getElementType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes, strides(type.getRank(),
+                                             rewriter.getIndexAttr(1));
+    for (int64_t d : type.getShape())
+      sizes.push_back(rewriter.getIndexAttr(d));
+    Value slice = tensor::ExtractSliceOp::create(rewriter, empty.getLoc(), type,
+                                                 big, offsets, sizes, strides);
+    rewriter.modifyOpInPlace(op, [&] { initOperand->set(slice); });
+    return success();
+  }
+};
+
 struct FoldTransposesPass
     : PassWrapper<FoldTransposesPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldTransposesPass)
@@ -169,12 +236,17 @@ struct FoldTransposesPass
            "contiguous along the vector dimension";
   }
   void getDependentDialects(DialectRegistry &registry) const override {
-    registry.insert<linalg::LinalgDialect>();
+    registry.insert<linalg::LinalgDialect, tensor::TensorDialect>();
   }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<FoldTransposesIntoContraction>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      return signalPassFailure();
+    // Then pad what is left (only once the folds are decided).
+    RewritePatternSet padPatterns(&getContext());
+    padPatterns.add<PadContractionOperand>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(padPatterns))))
       return signalPassFailure();
   }
 };

@@ -181,7 +181,6 @@ void ltc_mlir::registerPipelines() {
   registerPass(createPrepareFunctionBoundariesPass);
   registerPass(createTileAndVectorizePass);
   registerPass(createFoldTransposesIntoContractionsPass);
-  registerPass(createDuplicateInitsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

@@ -28,7 +28,9 @@
 #include "mlir/Dialect/Vector/Transforms/VectorRewritePatterns.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "llvm/TargetParser/Host.h"
+#include <functional>
 
 using namespace mlir;
 
@@ -248,11 +250,14 @@ TilePlan TileAndVectorizePass::planGeneric(linalg::LinalgOp op,
 /// itself when nothing is tiled. With `fuseFills`, linalg.fill producers of
 /// the inits are fused into the tiles (only valid when no reduction dim is
 /// tiled); their tiled clones are appended to `fused`.
+using FusionFilter = std::function<bool(Operation *)>;
+
 FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
                             ArrayRef<int64_t> sizes, bool forall,
                             bool fuseFills = false,
                             ArrayRef<int64_t> interchange = {},
-                            SmallVectorImpl<Operation *> *fused = nullptr) {
+                            SmallVectorImpl<Operation *> *fused = nullptr,
+                            FusionFilter fuseAlso = nullptr) {
   auto tileable = llvm::dyn_cast<TilingInterface>(op);
   if (!tileable)
     return failure();
@@ -269,10 +274,21 @@ FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
     scf::SCFTileAndFuseOptions fuseOptions;
     fuseOptions.setTilingOptions(options);
     fuseOptions.setFusionControlFn(
-        [](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
+        [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
             -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
-          if (isDestination && llvm::isa<linalg::FillOp>(producer.getOwner()))
-            return scf::SCFTileAndFuseOptions::ControlFnResult{};
+          Operation *owner = producer.getOwner();
+          if (llvm::isa<linalg::FillOp>(owner))
+            return isDestination
+                       ? std::optional(
+                             scf::SCFTileAndFuseOptions::ControlFnResult{})
+                       : std::nullopt;
+          if (fuseAlso && fuseAlso(owner)) {
+            // Results also used outside the fused chain (returned) are
+            // yielded by the loops.
+            scf::SCFTileAndFuseOptions::ControlFnResult r;
+            r.yieldProducerReplacement = !producer.hasOneUse();
+            return r;
+          }
           return std::nullopt;
         });
     FailureOr<scf::SCFTileAndFuseResult> result =
@@ -282,13 +298,19 @@ FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
       return failure();
     SmallVector<Operation *> producers(result->fusedProducers.begin(),
                                        result->fusedProducers.end());
-    for (OpResult r : op->getResults())
-      rewriter.replaceAllUsesWith(r, result->replacements.lookup(r));
+    for (auto [from, to] : result->replacements)
+      rewriter.replaceAllUsesWith(from, to);
     rewriter.eraseOp(op);
     // Producers whose every use moved into the tiles are dead now.
-    for (Operation *producer : producers)
-      if (producer->use_empty())
-        rewriter.eraseOp(producer);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (Operation *&producer : producers)
+        if (producer && producer->use_empty()) {
+          rewriter.eraseOp(producer);
+          producer = nullptr;
+          changed = true;
+        }
+    }
     if (fused)
       for (Operation *t : llvm::drop_begin(result->tiledAndFusedOps))
         fused->push_back(t);

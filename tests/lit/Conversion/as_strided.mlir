@@ -71,12 +71,14 @@ func.func @as_strided_gather(%a: !torch.vtensor<[4,5],f32>) -> !torch.vtensor<[3
 // -----
 
 // A run-time offset (here IntImplicit of an argument: tensor.extract and a
-// sign extension) is clamped so that every read stays inside self:
-// [0, numel - 1 - max relative index] = [0, 20 - 1 - 4].
+// sign extension) must be in [0, numel - 1 - max relative index] =
+// [0, 20 - 1 - 4]: a runtime check (tests/lit/Conversion/runtime_checks.mlir)
+// reports a bad one, and the clamp keeps every read inside self.
 // CHECK-LABEL: func.func @as_strided_runtime_offset(
 // CHECK-SAME: %[[A:.*]]: tensor<4x5xf32>, %[[T:.*]]: tensor<i32>)
 // CHECK: %[[E:.*]] = tensor.extract %[[T]][] : tensor<i32>
 // CHECK: %[[OFF64:.*]] = arith.extsi %[[E]] : i32 to i64
+// CHECK: scf.if
 // CHECK: %[[OFF:.*]] = arith.index_cast %[[OFF64]] : i64 to index
 // CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-DAG: %[[LAST:.*]] = arith.constant 15 : index

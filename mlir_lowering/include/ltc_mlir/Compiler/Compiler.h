@@ -39,8 +39,10 @@ struct CompileOptions {
   /// LLVM optimization level of the generated code (0-3).
   unsigned optLevel = 3;
   /// Resolves external symbols the generated code calls (OpenMP runtime
-  /// entry points such as __kmpc_fork_call, runtime microkernels). Returns
-  /// nullptr for unknown names, which are then looked up in the process.
+  /// entry points such as __kmpc_fork_call, runtime microkernels, and
+  /// `ltc_mlir_rt_check_failed`, see CompiledFunction::checkMessages).
+  /// Returns nullptr for unknown names, which are then looked up in the
+  /// process. Consulted before the process for every external symbol.
   std::function<void *(const std::string &)> symbolResolver;
 };
 
@@ -60,6 +62,16 @@ struct CompiledFunction {
   std::vector<ValueDesc> outputs;
   /// Owns the JIT-compiled code; `entry` is valid while this is alive.
   std::shared_ptr<void> owner;
+  /// Runtime checks: when input values are invalid in a way only known at
+  /// run time (an nll_loss target outside [0, C), an as_strided storage
+  /// offset out of bounds), the code calls the external C function
+  /// `void ltc_mlir_rt_check_failed(int64_t index)` (resolved through
+  /// CompileOptions::symbolResolver, normally to the runtime's, see
+  /// ltc_mlir/runtime/symbols.h) and then still returns normally, with
+  /// meaningless outputs. `checkMessages[index]` is the error to raise
+  /// (op name, what is wrong, how to fix it). Empty when the graph has no
+  /// checks.
+  std::vector<std::string> checkMessages;
 };
 
 struct CompileResult {

@@ -26,6 +26,10 @@ def ConvertTorchToLinalg : Pass<"convert-torch-to-linalg", "mlir::ModuleOp"> {
       `torch.prim.ListConstruct` (they are erased once unused); scalars used
       as values (alpha, lr) may be function arguments.
 
+    Checks that depend on run-time values (e.g. nll_loss targets within
+    [0, C)) become `scf.if (!ok) { func.call @ltc_mlir_rt_check_failed(i) }`
+    with message `i` in the module attribute `ltc.runtime_checks`.
+
     An op that cannot be converted is reported as
     `unsupported op '<op name>': <reason>` and the pass fails.
 
@@ -62,7 +66,7 @@ def ConvertTorchToLinalg : Pass<"convert-torch-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::func::FuncDialect"
+    "mlir::func::FuncDialect", "mlir::scf::SCFDialect"
   ];
 }
 

@@ -74,10 +74,6 @@ std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
 /// (a linalg.generic) when the vector dim stays contiguous.
 std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
 
-/// `ltc-duplicate-inits` (func): gives every use of a tensor.empty or of a
-/// linalg.fill of it its own clone, so that bufferization needs no copies.
-std::unique_ptr<mlir::Pass> createDuplicateInitsPass();
-
 /// `ltc-tile-and-vectorize` (func): tiles linalg ops on tensors into
 /// scf.forall (parallel outer tiles) + scf.for (register tiles) and
 /// vectorizes the register tiles.

@@ -444,7 +444,27 @@ public:
       if (*offset != 0)
         base = arith::ConstantIndexOp::create(rewriter, loc, *offset);
     } else {
-      // Keep a bad run-time offset inside self: [0, numel - 1 - span].
+      // A bad run-time offset fails a runtime check; the clamp into
+      // [0, numel - 1 - span] only keeps the (discarded) result memory-safe.
+      Value ok = arith::CmpIOp::create(
+          rewriter, loc, arith::CmpIPredicate::ule, offsetValue,
+          createIntConstant(rewriter, loc, rewriter.getI64Type(),
+                            numel - 1 - span));
+      auto join = [](ArrayRef<int64_t> v) {
+        std::string s;
+        for (int64_t x : v)
+          s += (s.empty() ? "" : ", ") + std::to_string(x);
+        return "[" + s + "]";
+      };
+      emitRuntimeCheck(
+          rewriter, loc, ok,
+          "as_strided_copy: storage offset is out of bounds for storage of "
+          "size " +
+              std::to_string(numel) + ": sizes " + join(*size) +
+              " and strides " + join(*stride) +
+              " need a storage offset in [0, " +
+              std::to_string(numel - 1 - span) +
+              "]. Check the storage_offset passed to as_strided.");
       Value off = arith::IndexCastOp::create(
           rewriter, loc, rewriter.getIndexType(), offsetValue);
       Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);

@@ -11,6 +11,9 @@
 //    weight), and mean divides by total_weight (NaN when it is 0);
 //  - backward: grad_input[n, t] = w[t] * -(mean ? g / total_weight : g), or
 //    -w[t] * g[n] for reduction none with a 2-D self; 0 elsewhere.
+// A target outside [0, C) that is not ignore_index selects no class (so the
+// kernels stay memory-safe) and fails a runtime check: ATen raises "Target 12
+// is out of bounds.", and so does the runtime.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,6 +102,35 @@ Value isSelectedClass(OpBuilder &b, Location loc, unsigned cDim, Value target,
   return arith::AndIOp::create(b, loc, isTarget, notIgnored);
 }
 
+/// Runtime check: every target is ignore_index or in [0, C).
+void emitTargetCheck(OpBuilder &b, Location loc, StringRef opName,
+                     const NllOperands &o, Value torchIgnoreIndex) {
+  int64_t numClasses = o.selfType.getDimSize(o.selfType.getRank() - 1);
+  Value ok = createAllOf(
+      b, loc, o.target, [&](OpBuilder &nb, Location l, Value element) {
+        Type i64 = nb.getI64Type();
+        Value t = castScalar(nb, l, element, i64, o.targetUnsigned);
+        // Unsigned `t < C` also rejects negative targets.
+        Value inRange = arith::CmpIOp::create(
+            nb, l, arith::CmpIPredicate::ult, t,
+            createIntConstant(nb, l, i64, numClasses));
+        Value ignored = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                              t, o.ignoreIndex);
+        return arith::OrIOp::create(nb, l, inRange, ignored).getResult();
+      });
+  std::string ignore = "ignore_index";
+  if (std::optional<int64_t> v = getConstantInt(torchIgnoreIndex))
+    ignore += " (" + std::to_string(*v) + ")";
+  emitRuntimeCheck(
+      b, loc, ok,
+      (opName + ": Target is out of bounds: every target must be a class "
+                "index in [0, " +
+       Twine(numClasses) + ") or equal to " + ignore +
+       ". Check the labels passed to cross_entropy / nll_loss (and that "
+       "the number of classes of the input matches them).")
+          .str());
+}
+
 /// Map of a tensor holding a single element ([] or [1]) inside a loop nest
 /// of `rank` dims.
 AffineMap getSingleElementMap(RankedTensorType type, unsigned rank,
@@ -139,6 +171,7 @@ public:
       return fail(op, rewriter, "unexpected output shape");
 
     Location loc = op.getLoc();
+    emitTargetCheck(rewriter, loc, "nll_loss_forward", o, op.getIgnoreIndex());
     MLIRContext *context = op.getContext();
     unsigned rank = o.selfType.getRank();
     unsigned cDim = rank - 1;
@@ -265,6 +298,8 @@ public:
       return fail(op, rewriter, "grad_output and total_weight dtypes differ");
 
     Location loc = op.getLoc();
+    emitTargetCheck(rewriter, loc, "nll_loss_backward", o,
+                    op.getIgnoreIndex());
     SmallVector<Value> inputs = {o.target, adaptor.getGradOutput(),
                                  adaptor.getTotalWeight()};
     SmallVector<AffineMap> maps = {

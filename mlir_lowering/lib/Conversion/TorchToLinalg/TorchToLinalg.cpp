@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Iterators.h"
@@ -77,8 +78,10 @@ struct ConvertTorchToLinalgPass
       return signalPassFailure();
 
     ConversionTarget target(*context);
+    // scf.if (and func.call below) carry the runtime checks.
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, tensor::TensorDialect>();
+                           math::MathDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     // Kept until their users are converted, erased below once unused.
     target.addLegalOp<torch::ConstantIntOp, torch::ConstantFloatOp,
                       torch::ConstantBoolOp, torch::ConstantNoneOp,

@@ -4,6 +4,10 @@
 
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
@@ -381,6 +385,59 @@ Value createReduction(
         linalg::YieldOp::create(nb, nloc, combine(nb, nloc, args[0], args[1]));
       });
   return generic.getResult(0);
+}
+
+void emitRuntimeCheck(OpBuilder &b, Location loc, Value ok,
+                      StringRef message) {
+  auto module =
+      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  assert(module && "runtime checks are emitted inside a module");
+  MLIRContext *context = b.getContext();
+
+  // The message table: index = position in the module's string array.
+  SmallVector<Attribute> messages;
+  if (auto existing = module->getAttrOfType<ArrayAttr>(kRuntimeChecksAttrName))
+    messages.assign(existing.begin(), existing.end());
+  auto text = StringAttr::get(context, message);
+  int64_t index = llvm::find(messages, text) - messages.begin();
+  if (index == static_cast<int64_t>(messages.size())) {
+    messages.push_back(text);
+    module->setAttr(kRuntimeChecksAttrName, ArrayAttr::get(context, messages));
+  }
+
+  auto callee = module.lookupSymbol<func::FuncOp>(kRuntimeCheckFailedFuncName);
+  if (!callee) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(module.getBody());
+    callee = func::FuncOp::create(
+        b, module.getLoc(), kRuntimeCheckFailedFuncName,
+        b.getFunctionType({b.getI64Type()}, {}));
+    callee.setPrivate();
+  }
+
+  Value isFalse = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::eq, ok,
+      arith::ConstantOp::create(b, loc, b.getBoolAttr(false)));
+  scf::IfOp::create(b, loc, isFalse, [&](OpBuilder &nb, Location nloc) {
+    Value i = arith::ConstantOp::create(nb, nloc, nb.getI64IntegerAttr(index));
+    func::CallOp::create(nb, nloc, callee, ValueRange{i});
+    scf::YieldOp::create(nb, nloc);
+  });
+}
+
+Value createAllOf(OpBuilder &b, Location loc, Value tensor,
+                  function_ref<Value(OpBuilder &, Location, Value)> isValid) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<int64_t> dims =
+      llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
+  Value init = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+  Value all = createReduction(
+      b, loc, tensor, dims, init,
+      [&](OpBuilder &nb, Location nloc, Value element, Value acc) -> Value {
+        return arith::AndIOp::create(nb, nloc, isValid(nb, nloc, element),
+                                     acc);
+      });
+  return tensor::ExtractOp::create(b, loc, all, ValueRange{});
 }
 
 } // namespace ltc_mlir::torch_to_linalg

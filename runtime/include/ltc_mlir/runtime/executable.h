@@ -43,21 +43,41 @@ class Executable {
 public:
   using PackedEntry = void (*)(void **);
 
+  /// `checkMessages[i]` is the error of runtime check `i` of the code (see
+  /// ltc_mlir::CompiledFunction::checkMessages and runtime/symbols.h).
   Executable(PackedEntry entry, std::vector<ArgSpec> inputs,
-             std::vector<ArgSpec> outputs, std::shared_ptr<void> owner);
+             std::vector<ArgSpec> outputs, std::shared_ptr<void> owner,
+             std::vector<std::string> checkMessages = {});
 
   /// Calls the entry point. Throws std::invalid_argument (with the slot
-  /// index and expected kind) when the arguments do not match the signature.
+  /// index and expected kind) when the arguments do not match the signature
+  /// (before calling it), and std::runtime_error("ltc_mlir: <message>")
+  /// when a runtime check of the code failed during the call (the outputs
+  /// then hold meaningless values; the inputs are untouched).
+  ///
+  /// Which run a failed check is reported by: a check executed on the thread
+  /// that called `run` (where emitRuntimeCheck puts them: at the top level
+  /// of the entry point, outside parallel loops) is reported by this run
+  /// only, whatever other runs execute concurrently. A check executed on
+  /// another thread (an OpenMP worker) lands in a process-wide slot that
+  /// every run drains when its call returns: without concurrent runs it is
+  /// reported by its own run; with concurrent runs it may be reported by
+  /// another one instead (never lost, possibly with a message of the wrong
+  /// graph). Only the first failed check of a run is reported.
   void run(const std::vector<Arg> &inputs, const std::vector<Arg> &outputs) const;
 
   const std::vector<ArgSpec> &inputs() const { return inputs_; }
   const std::vector<ArgSpec> &outputs() const { return outputs_; }
+  const std::vector<std::string> &checkMessages() const {
+    return checkMessages_;
+  }
 
 private:
   PackedEntry entry_;
   std::vector<ArgSpec> inputs_;
   std::vector<ArgSpec> outputs_;
   std::shared_ptr<void> owner_;
+  std::vector<std::string> checkMessages_;
 };
 
 } // namespace runtime

@@ -146,6 +146,36 @@ mlir::Value createReduction(
                                    mlir::Value element, mlir::Value acc)>
         combine);
 
+//===----------------------------------------------------------------------===//
+// Runtime checks
+//===----------------------------------------------------------------------===//
+
+/// Emits, at the builder's insertion point,
+///   scf.if (!ok) { func.call @ltc_mlir_rt_check_failed(<index>) }
+/// where <index> is the position of `message` in the enclosing module's
+/// `ltc.runtime_checks` string array (appended if new, reused if equal).
+/// The private declaration of the callee is added once per module. The call
+/// has unknown side effects, so it survives DCE, canonicalization and
+/// bufferization; the runtime turns it into an exception after the entry
+/// point returns (the outputs of a failed run are discarded). Checks do not
+/// stop the computation: the code after them must stay memory-safe for any
+/// input (clamp or select), the check only makes the failure visible.
+/// Call it only once the pattern is sure to succeed (a rolled-back pattern
+/// would leave an unused message, which is harmless but wasteful).
+/// `message` should say what went wrong, in which op, and how to fix it,
+/// with PyTorch's wording where there is one.
+void emitRuntimeCheck(mlir::OpBuilder &b, mlir::Location loc, mlir::Value ok,
+                      llvm::StringRef message);
+
+/// An i1 that is true iff `isValid(element)` holds for every element of the
+/// static `tensor`: a linalg.generic reducing with `and` into a 0-d tensor,
+/// then extracted. `isValid` returns an i1 from the (builtin-typed) element.
+mlir::Value createAllOf(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value tensor,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                   mlir::Value element)>
+        isValid);
+
 } // namespace ltc_mlir::torch_to_linalg
 
 #endif // LTC_MLIR_CONVERSION_TORCHTOLINALG_UTILS_H
