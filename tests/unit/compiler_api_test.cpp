@@ -6,11 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ltc_mlir/Compiler/Compiler.h"
-#include "ltc_mlir/runtime/executable.h"
-#include "ltc_mlir/runtime/openmp.h"
-
-#include <gtest/gtest.h>
+#include "compiler_test_utils.h"
 
 #include <chrono>
 #include <cmath>
@@ -23,6 +19,7 @@
 #include <unistd.h>
 
 using namespace ltc_mlir;
+using namespace ltc_mlir::test;
 
 namespace {
 
@@ -42,31 +39,6 @@ std::string readFile(const std::string &path) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-CompileOptions defaultOptions() {
-  CompileOptions options;
-  options.symbolResolver = [](const std::string &name) {
-    return runtime::resolveOpenMPSymbol(name);
-  };
-  return options;
-}
-
-runtime::Executable load(const CompiledFunction &f) {
-  auto specs = [](const std::vector<ValueDesc> &descs) {
-    std::vector<runtime::ArgSpec> out;
-    for (const ValueDesc &d : descs) {
-      runtime::ArgSpec s;
-      s.kind = d.kind == ValueKind::Tensor ? runtime::ArgKind::Tensor
-               : d.kind == ValueKind::Int  ? runtime::ArgKind::Int
-                                           : runtime::ArgKind::Float;
-      s.shape = d.shape;
-      out.push_back(s);
-    }
-    return out;
-  };
-  return runtime::Executable(f.entry, specs(f.inputs), specs(f.outputs),
-                             f.owner);
 }
 
 const char *kIdentity = R"mlir(

@@ -7,12 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "ltc_mlir/Compiler/Compiler.h"
-#include "ltc_mlir/runtime/executable.h"
-#include "ltc_mlir/runtime/openmp.h"
-#include "ltc_mlir/runtime/symbols.h"
-
-#include <gtest/gtest.h>
+#include "compiler_test_utils.h"
 
 #include <algorithm>
 #include <cmath>
@@ -22,38 +17,9 @@
 #include <vector>
 
 using namespace ltc_mlir;
+using namespace ltc_mlir::test;
 
 namespace {
-
-/// Compiles `text`; fails the test (and returns null) on error.
-std::shared_ptr<CompiledFunction> compile(const std::string &text) {
-  CompileOptions options;
-  options.symbolResolver = [](const std::string &name) {
-    if (void *address = runtime::resolveRuntimeSymbol(name))
-      return address;
-    return runtime::resolveOpenMPSymbol(name);
-  };
-  CompileResult r = compileTorchModule(text, options);
-  EXPECT_NE(r.function, nullptr) << r.error;
-  return r.function;
-}
-
-runtime::Executable load(const CompiledFunction &f) {
-  auto specs = [](const std::vector<ValueDesc> &descs) {
-    std::vector<runtime::ArgSpec> out;
-    for (const ValueDesc &d : descs) {
-      runtime::ArgSpec s;
-      s.kind = d.kind == ValueKind::Tensor ? runtime::ArgKind::Tensor
-               : d.kind == ValueKind::Int  ? runtime::ArgKind::Int
-                                           : runtime::ArgKind::Float;
-      s.shape = d.shape;
-      out.push_back(s);
-    }
-    return out;
-  };
-  return runtime::Executable(f.entry, specs(f.inputs), specs(f.outputs),
-                             f.owner, f.checkMessages);
-}
 
 runtime::Arg T(void *data) { return runtime::Arg::tensor(data); }
 
@@ -602,14 +568,10 @@ TEST(CompilerOps, NllLossTargetOutOfBoundsFailsARuntimeCheck) {
   EXPECT_NEAR(loss, -(x[0] + x[5] + x[10]) / 3.0f, 1e-5f);
   // Too large, negative (not ignore_index), and == C all fail, with the
   // forward's message (the first check that runs).
-  for (int64_t bad : {int64_t(3), int64_t(12), int64_t(-1), int64_t(-101)}) {
-    try {
-      run({0, bad, 1, 2});
-      ADD_FAILURE() << "target " << bad << " did not fail the check";
-    } catch (const std::runtime_error &e) {
-      EXPECT_EQ(std::string(e.what()), "ltc_mlir: " + f->checkMessages[0]);
-    }
-  }
+  for (int64_t bad : {int64_t(3), int64_t(12), int64_t(-1), int64_t(-101)})
+    EXPECT_EQ(runtimeErrorOf([&] { run({0, bad, 1, 2}); }),
+              "ltc_mlir: " + f->checkMessages[0])
+        << "target " << bad;
   // The executable keeps working after a failure.
   EXPECT_NO_THROW(run({1, 1, 1, 1}));
   EXPECT_NEAR(loss, -(x[1] + x[4] + x[7] + x[10]) / 4.0f, 1e-5f);
@@ -640,17 +602,13 @@ func.func @forward(%a: !torch.vtensor<[4,5],f32>, %t: !torch.vtensor<[],si64>) -
     EXPECT_EQ(out[0], static_cast<float>(offset));
   }
   for (int64_t offset : {int64_t(9), int64_t(-1)}) {
-    try {
-      exe.run({T(a.data()), T(&offset)}, {T(out.data())});
-      ADD_FAILURE() << "offset " << offset << " did not fail the check";
-    } catch (const std::runtime_error &e) {
-      EXPECT_NE(std::string(e.what()).find(
-                    "as_strided_copy: storage offset is out of bounds for "
-                    "storage of size 20: sizes [2, 3] and strides [1, 5] "
-                    "need a storage offset in [0, 8]"),
-                std::string::npos)
-          << e.what();
-    }
+    std::string error = runtimeErrorOf(
+        [&] { exe.run({T(a.data()), T(&offset)}, {T(out.data())}); });
+    EXPECT_NE(error.find("as_strided_copy: storage offset is out of bounds for "
+                         "storage of size 20: sizes [2, 3] and strides [1, 5] "
+                         "need a storage offset in [0, 8]"),
+              std::string::npos)
+        << "offset " << offset << ": " << error;
   }
 }
 

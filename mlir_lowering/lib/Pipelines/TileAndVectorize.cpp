@@ -141,6 +141,14 @@ struct TileAndVectorizePass
   std::optional<TilePlan> planContraction(linalg::LinalgOp op,
                                           ArrayRef<int64_t> ranges) const;
   TilePlan planGeneric(linalg::LinalgOp op, ArrayRef<int64_t> ranges) const;
+  LogicalResult fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp root,
+                             const struct EpilogueFusion &fusion) const;
+};
+
+struct EpilogueFusion {
+  linalg::LinalgOp contraction;
+  TilePlan plan;
+  SmallVector<Operation *> chain; ///< elementwise consumers, root last
 };
 
 unsigned TileAndVectorizePass::lanesFor(linalg::LinalgOp op) const {
@@ -231,6 +239,13 @@ TilePlan TileAndVectorizePass::planGeneric(linalg::LinalgOp op,
   plan.vectorize = true;
   plan.reg.assign(numLoops, 1);
   plan.reg.back() = pickTile(ranges.back(), 4 * lanes, lanes);
+  // 2-D transposes: square lanes x lanes blocks, transposed in registers
+  // (shuffles), instead of one strided element load per output element.
+  if (llvm::isa<linalg::TransposeOp>(op.getOperation()) && numLoops == 2 &&
+      ranges[0] % lanes == 0 && ranges[1] % lanes == 0 && lanes > 1) {
+    plan.reg[0] = lanes;
+    plan.reg[1] = lanes;
+  }
 
   if (parallel && product(ranges) >= minParallelWork) {
     SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
@@ -277,16 +292,22 @@ FailureOr<Operation *> tile(RewriterBase &rewriter, Operation *op,
         [&](tensor::ExtractSliceOp, OpResult producer, bool isDestination)
             -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
           Operation *owner = producer.getOwner();
+          // Fills are recomputed per tile, never yielded (they are the
+          // init of the consumer or, in an epilogue chain, of the fused
+          // contraction).
           if (llvm::isa<linalg::FillOp>(owner))
-            return isDestination
-                       ? std::optional(
-                             scf::SCFTileAndFuseOptions::ControlFnResult{})
-                       : std::nullopt;
+            return scf::SCFTileAndFuseOptions::ControlFnResult{};
           if (fuseAlso && fuseAlso(owner)) {
             // Results also used outside the fused chain (returned) are
             // yielded by the loops.
             scf::SCFTileAndFuseOptions::ControlFnResult r;
-            r.yieldProducerReplacement = !producer.hasOneUse();
+            // (Its other users are the slice being fused and the chain's
+            // untiled ops, which the loops replace.)
+            r.yieldProducerReplacement =
+                llvm::any_of(producer.getUsers(), [](Operation *user) {
+                  return !llvm::isa<tensor::ExtractSliceOp, linalg::LinalgOp>(
+                      user);
+                });
             return r;
           }
           return std::nullopt;
@@ -342,6 +363,132 @@ void vectorizeOp(RewriterBase &rewriter, Operation *op) {
     rewriter.replaceOp(op, vectorized->replacements);
 }
 
+/// Tiles `root` (the last op of the contraction's epilogue chain) with the
+/// contraction's plan mapped through the contraction's output map, fusing
+/// the chain, the contraction and its fill at the parallel and at the
+/// register level, then tiles K by 1 and vectorizes every fused op.
+LogicalResult
+TileAndVectorizePass::fuseEpilogue(RewriterBase &rewriter,
+                                   linalg::LinalgOp root,
+                                   const EpilogueFusion &fusion) const {
+  const TilePlan &plan = fusion.plan;
+  linalg::LinalgOp contraction = fusion.contraction;
+  AffineMap outMap =
+      contraction.getIndexingMapMatchingResult(contraction->getResult(0));
+  unsigned rank = outMap.getNumResults();
+  if (root.getNumLoops() != rank || !outMap.isProjectedPermutation())
+    return failure();
+  SmallVector<int64_t> par(rank, 0), reg(rank, 0), interchange;
+  for (unsigned i = 0; i < rank; ++i) {
+    unsigned d = outMap.getDimPosition(i);
+    if (!plan.parallel.empty())
+      par[i] = plan.parallel[d];
+    reg[i] = plan.reg[d];
+  }
+  for (int64_t d : plan.regInterchange)
+    for (unsigned i = 0; i < rank; ++i)
+      if (outMap.getDimPosition(i) == d)
+        interchange.push_back(i);
+
+  llvm::DenseSet<Operation *> fusable(fusion.chain.begin(),
+                                      fusion.chain.end());
+  fusable.insert(fusion.contraction);
+  FusionFilter inChain = [&](Operation *o) { return fusable.contains(o); };
+
+  Operation *current = root;
+  if (llvm::any_of(par, [](int64_t s) { return s != 0; })) {
+    SmallVector<Operation *> fused;
+    FailureOr<Operation *> tiled = tile(rewriter, current, par,
+                                        /*forall=*/true, /*fuseFills=*/true,
+                                        {}, &fused, inChain);
+    if (failed(tiled))
+      return failure();
+    current = *tiled;
+    fusable.clear();
+    fusable.insert(fused.begin(), fused.end());
+  }
+  SmallVector<int64_t> tileRanges =
+      llvm::cast<linalg::LinalgOp>(current).getStaticLoopRanges();
+  for (auto [size, range] : llvm::zip(reg, tileRanges))
+    if (size >= range || ShapedType::isDynamic(range))
+      size = 0;
+  SmallVector<Operation *> regFused;
+  FailureOr<Operation *> tiled =
+      tile(rewriter, current, reg, /*forall=*/false, /*fuseFills=*/true,
+           interchange, &regFused, inChain);
+  if (failed(tiled))
+    return success(); // the forall tiles stay scalar loops, still correct
+  current = *tiled;
+
+  for (Operation *fused : regFused) {
+    auto linalgOp = llvm::dyn_cast<linalg::LinalgOp>(fused);
+    if (!linalgOp || linalgOp.getNumReductionLoops() == 0) {
+      vectorizeOp(rewriter, fused);
+      continue;
+    }
+    SmallVector<int64_t> ranges = linalgOp.getStaticLoopRanges();
+    SmallVector<int64_t> kTiles(ranges.size(), 0);
+    SmallVector<unsigned> reductionDims;
+    linalgOp.getReductionDims(reductionDims);
+    for (unsigned k : reductionDims)
+      if (ranges[k] > 1)
+        kTiles[k] = 1;
+    FailureOr<Operation *> kTiled =
+        tile(rewriter, fused, kTiles, /*forall=*/false);
+    if (succeeded(kTiled))
+      vectorizeOp(rewriter, *kTiled);
+  }
+  vectorizeOp(rewriter, current);
+  return success();
+}
+
+/// The elementwise ops that consume a contraction's result one after the
+/// other (bias + relu, the gradient scaling and the SGD update): each reads
+/// the previous value with the identity map, and every other use of the
+/// chain's values is a return (those are yielded by the fused loops).
+SmallVector<Operation *> findEpilogue(linalg::LinalgOp contraction) {
+  SmallVector<Operation *> chain;
+  if (contraction->getNumResults() != 1)
+    return chain;
+  Value value = contraction->getResult(0);
+  Type type = value.getType();
+  while (true) {
+    linalg::LinalgOp next;
+    for (Operation *user : value.getUsers()) {
+      if (llvm::isa<func::ReturnOp>(user))
+        continue;
+      auto linalgUser = llvm::dyn_cast<linalg::LinalgOp>(user);
+      if (!linalgUser || (next && next != linalgUser))
+        return chain;
+      next = linalgUser;
+    }
+    if (!next || !next.hasPureTensorSemantics() ||
+        !linalg::isElementwise(next) || next.getNumDpsInits() != 1 ||
+        next->getNumResults() != 1 || next->getResult(0).getType() != type ||
+        next.getDpsInitOperand(0)->get() == value ||
+        !next.getIndexingMapMatchingResult(next->getResult(0)).isIdentity() ||
+        next->getBlock() != contraction->getBlock())
+      return chain;
+    for (OpOperand &operand : next->getOpOperands())
+      if (operand.get() == value &&
+          !next.getMatchingIndexingMap(&operand).isIdentity())
+        return chain;
+    // Later users of the root's result are fine (the loop result replaces
+    // it in place); users of intermediate values must be returns, checked
+    // above when `value` becomes one.
+    chain.push_back(next);
+    value = next->getResult(0);
+    // From here on the value is an intermediate if the chain grows: allow
+    // only returns besides the next op (the loop above enforces it).
+    bool onlyOneLinalgUser = true;
+    for (Operation *user : value.getUsers())
+      if (!llvm::isa<func::ReturnOp, linalg::LinalgOp>(user))
+        onlyOneLinalgUser = false;
+    if (!onlyOneLinalgUser)
+      return chain;
+  }
+}
+
 void TileAndVectorizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   MLIRContext *ctx = &getContext();
@@ -361,6 +508,30 @@ void TileAndVectorizePass::runOnOperation() {
   } listener;
   IRRewriter rewriter(ctx, &listener);
   llvm::DenseSet<Operation *> &erased = listener.erased;
+
+  // Contractions followed by elementwise ops are tiled from the last of
+  // those (the root), with the contraction, its fill and the chain fused
+  // into the same tiles: the epilogue runs on the accumulators while they
+  // are in registers, without a pass over memory or a parallel region each.
+  llvm::DenseMap<Operation *, EpilogueFusion> epilogueRoots;
+  for (linalg::LinalgOp op : candidates) {
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (ranges.empty() || llvm::any_of(ranges, [](int64_t r) {
+          return ShapedType::isDynamic(r) || r == 0;
+        }))
+      continue;
+    std::optional<TilePlan> plan = planContraction(op, ranges);
+    if (!plan || failed(linalg::vectorizeOpPrecondition(op)))
+      continue;
+    SmallVector<Operation *> chain = findEpilogue(op);
+    if (chain.empty())
+      continue;
+    EpilogueFusion fusion;
+    fusion.contraction = op;
+    fusion.plan = *plan;
+    fusion.chain = chain;
+    epilogueRoots[chain.back()] = fusion;
+  }
   for (linalg::LinalgOp op : llvm::reverse(candidates)) {
     if (erased.contains(op.getOperation()))
       continue;
@@ -379,6 +550,11 @@ void TileAndVectorizePass::runOnOperation() {
         vectorizeOp(rewriter, op);
       continue;
     }
+
+    if (auto it = epilogueRoots.find(op.getOperation());
+        it != epilogueRoots.end() && vectorizeOps &&
+        succeeded(fuseEpilogue(rewriter, op, it->second)))
+      continue;
 
     std::optional<TilePlan> contraction = planContraction(op, ranges);
     TilePlan plan = contraction ? *contraction : planGeneric(op, ranges);

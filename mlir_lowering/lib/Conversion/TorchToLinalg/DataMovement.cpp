@@ -43,48 +43,74 @@ bool isPermutedType(RankedTensorType input, RankedTensorType result,
   return true;
 }
 
-class ConvertTCopyOp : public TorchConversionPattern<torch::AtenTCopyOp> {
+/// Base of the ops that only permute the dims of `self`: the derived pattern
+/// reads the permutation from the op's constant operands, the base checks
+/// the result type against it and builds the linalg.transpose.
+template <typename OpTy>
+class ConvertPermutationOp : public TorchConversionPattern<OpTy> {
 public:
-  using Base::Base;
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+
   LogicalResult
-  matchAndRewrite(torch::AtenTCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    RankedTensorType type = this->getTensorType(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
     if (!type)
-      return fail(op, rewriter, "result type is not convertible");
-    if (inputType.getRank() > 2)
+      return this->fail(op, rewriter, "result type is not convertible");
+    FailureOr<SmallVector<int64_t>> permutation =
+        getPermutation(op, inputType.getRank(), rewriter);
+    if (failed(permutation))
+      return failure();
+    if (!isPermutedType(inputType, type, *permutation))
+      return this->fail(op, rewriter, getMismatchReason());
+    rewriter.replaceOp(op,
+                       createTranspose(rewriter, op.getLoc(), adaptor.getSelf(),
+                                       type, *permutation));
+    return success();
+  }
+
+protected:
+  /// Result dim i is input dim permutation[i] (for an input of `rank`
+  /// dims); fails through `fail` when the operands give no permutation.
+  virtual FailureOr<SmallVector<int64_t>>
+  getPermutation(OpTy op, int64_t rank,
+                 ConversionPatternRewriter &rewriter) const = 0;
+  virtual StringRef getMismatchReason() const {
+    return "result type does not match the transpose";
+  }
+};
+
+class ConvertTCopyOp : public ConvertPermutationOp<torch::AtenTCopyOp> {
+public:
+  using ConvertPermutationOp::ConvertPermutationOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getPermutation(torch::AtenTCopyOp op, int64_t rank,
+                 ConversionPatternRewriter &rewriter) const override {
+    if (rank > 2)
       return fail(op, rewriter, "expects a tensor of rank <= 2");
     // t() of a 0-d or 1-d tensor is the tensor itself.
-    SmallVector<int64_t> permutation =
-        inputType.getRank() == 2 ? SmallVector<int64_t>{1, 0}
-                                 : llvm::to_vector(llvm::seq<int64_t>(
-                                       0, inputType.getRank()));
-    if (!isPermutedType(inputType, type, permutation))
-      return fail(op, rewriter, "result type does not match the transpose");
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(),
-                                           adaptor.getSelf(), type,
-                                           permutation));
-    return success();
+    return rank == 2 ? SmallVector<int64_t>{1, 0}
+                     : llvm::to_vector(llvm::seq<int64_t>(0, rank));
   }
 };
 
 class ConvertTransposeCopyIntOp
-    : public TorchConversionPattern<torch::AtenTransposeCopyIntOp> {
+    : public ConvertPermutationOp<torch::AtenTransposeCopyIntOp> {
 public:
-  using Base::Base;
-  LogicalResult
-  matchAndRewrite(torch::AtenTransposeCopyIntOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+  using ConvertPermutationOp::ConvertPermutationOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getPermutation(torch::AtenTransposeCopyIntOp op, int64_t rank,
+                 ConversionPatternRewriter &rewriter) const override {
     std::optional<int64_t> dim0 = getConstantInt(op.getDim0());
     std::optional<int64_t> dim1 = getConstantInt(op.getDim1());
     if (!dim0 || !dim1)
       return fail(op, rewriter, "dim0 and dim1 must be constants");
-    int64_t rank = inputType.getRank();
     std::optional<int64_t> d0 = normalizeDim(*dim0, rank);
     std::optional<int64_t> d1 = normalizeDim(*dim1, rank);
     if (!d0 || !d1)
@@ -93,30 +119,22 @@ public:
         llvm::to_vector(llvm::seq<int64_t>(0, rank));
     if (rank > 0)
       std::swap(permutation[*d0], permutation[*d1]);
-    if (!isPermutedType(inputType, type, permutation))
-      return fail(op, rewriter, "result type does not match the transpose");
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(),
-                                           adaptor.getSelf(), type,
-                                           permutation));
-    return success();
+    return permutation;
   }
 };
 
 class ConvertPermuteCopyOp
-    : public TorchConversionPattern<torch::AtenPermuteCopyOp> {
+    : public ConvertPermutationOp<torch::AtenPermuteCopyOp> {
 public:
-  using Base::Base;
-  LogicalResult
-  matchAndRewrite(torch::AtenPermuteCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+  using ConvertPermutationOp::ConvertPermutationOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getPermutation(torch::AtenPermuteCopyOp op, int64_t rank,
+                 ConversionPatternRewriter &rewriter) const override {
     std::optional<SmallVector<int64_t>> dims = getConstantIntList(op.getDims());
     if (!dims)
       return fail(op, rewriter, "dims must be a constant int list");
-    int64_t rank = inputType.getRank();
     if (static_cast<int64_t>(dims->size()) != rank)
       return fail(op, rewriter, "dims must have one entry per input dim");
     SmallVector<int64_t> permutation;
@@ -128,26 +146,64 @@ public:
       seen[*d] = true;
       permutation.push_back(*d);
     }
-    if (!isPermutedType(inputType, type, permutation))
-      return fail(op, rewriter, "result type does not match the permutation");
-    rewriter.replaceOp(op, createTranspose(rewriter, op.getLoc(),
-                                           adaptor.getSelf(), type,
-                                           permutation));
-    return success();
+    return permutation;
+  }
+  StringRef getMismatchReason() const override {
+    return "result type does not match the permutation";
   }
 };
 
-class ConvertViewCopyOp
-    : public TorchConversionPattern<torch::AtenViewCopyOp> {
+/// Base of the view ops whose result shape follows from constant operands:
+/// the derived pattern computes that shape, the base checks the result type
+/// against it and creates the result, by default a reshape of `self`
+/// (tensor.collapse_shape/expand_shape).
+template <typename OpTy>
+class ConvertViewOp : public TorchConversionPattern<OpTy> {
 public:
-  using Base::Base;
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+
   LogicalResult
-  matchAndRewrite(torch::AtenViewCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    RankedTensorType type = this->getTensorType(op.getType());
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
     if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+      return this->fail(op, rewriter, "result type is not convertible");
+    FailureOr<SmallVector<int64_t>> shape =
+        getResultShape(op, inputType, rewriter);
+    if (failed(shape))
+      return failure();
+    if (!llvm::equal(*shape, type.getShape()))
+      return this->fail(op, rewriter, getMismatchReason());
+    return this->replaceOrFail(
+        op, rewriter,
+        createResult(rewriter, op.getLoc(), adaptor.getSelf(), type),
+        getCreateFailureReason());
+  }
+
+protected:
+  /// The result shape for `inputType`; fails through `fail` when the
+  /// operands give none.
+  virtual FailureOr<SmallVector<int64_t>>
+  getResultShape(OpTy op, RankedTensorType inputType,
+                 ConversionPatternRewriter &rewriter) const = 0;
+  virtual StringRef getMismatchReason() const = 0;
+  virtual FailureOr<Value> createResult(OpBuilder &b, Location loc, Value self,
+                                        RankedTensorType type) const {
+    return createReshape(b, loc, self, type);
+  }
+  virtual StringRef getCreateFailureReason() const { return "cannot reshape"; }
+};
+
+class ConvertViewCopyOp : public ConvertViewOp<torch::AtenViewCopyOp> {
+public:
+  using ConvertViewOp::ConvertViewOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getResultShape(torch::AtenViewCopyOp op, RankedTensorType inputType,
+                 ConversionPatternRewriter &rewriter) const override {
     std::optional<SmallVector<int64_t>> size = getConstantIntList(op.getSize());
     if (!size)
       return fail(op, rewriter, "size must be a constant int list");
@@ -171,28 +227,25 @@ public:
         return fail(op, rewriter, "size is invalid for the input's numel");
       (*size)[*inferred] = numElements / known;
     }
-    if (!llvm::equal(*size, type.getShape()))
-      return fail(op, rewriter, "result type does not match size");
-    FailureOr<Value> result =
-        createReshape(rewriter, op.getLoc(), adaptor.getSelf(), type);
-    if (failed(result))
-      return fail(op, rewriter, "size is invalid for the input's numel");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return *size;
+  }
+  StringRef getMismatchReason() const override {
+    return "result type does not match size";
+  }
+  StringRef getCreateFailureReason() const override {
+    return "size is invalid for the input's numel";
   }
 };
 
 class ConvertUnsqueezeCopyOp
-    : public TorchConversionPattern<torch::AtenUnsqueezeCopyOp> {
+    : public ConvertViewOp<torch::AtenUnsqueezeCopyOp> {
 public:
-  using Base::Base;
-  LogicalResult
-  matchAndRewrite(torch::AtenUnsqueezeCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+  using ConvertViewOp::ConvertViewOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getResultShape(torch::AtenUnsqueezeCopyOp op, RankedTensorType inputType,
+                 ConversionPatternRewriter &rewriter) const override {
     std::optional<int64_t> dim = getConstantInt(op.getDim());
     if (!dim)
       return fail(op, rewriter, "dim must be a constant");
@@ -202,30 +255,23 @@ public:
       return fail(op, rewriter, "dim out of range");
     SmallVector<int64_t> shape(inputType.getShape());
     shape.insert(shape.begin() + *d, 1);
-    if (!llvm::equal(shape, type.getShape()))
-      return fail(op, rewriter, "result type does not match unsqueeze");
-    FailureOr<Value> result =
-        createReshape(rewriter, op.getLoc(), adaptor.getSelf(), type);
-    if (failed(result))
-      return fail(op, rewriter, "cannot reshape");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return shape;
+  }
+  StringRef getMismatchReason() const override {
+    return "result type does not match unsqueeze";
   }
 };
 
 /// expand_copy(self, size, implicit): broadcast to `size`; -1 keeps an
 /// existing dim, new dims are added in front.
-class ConvertExpandCopyOp
-    : public TorchConversionPattern<torch::AtenExpandCopyOp> {
+class ConvertExpandCopyOp : public ConvertViewOp<torch::AtenExpandCopyOp> {
 public:
-  using Base::Base;
-  LogicalResult
-  matchAndRewrite(torch::AtenExpandCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+  using ConvertViewOp::ConvertViewOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getResultShape(torch::AtenExpandCopyOp op, RankedTensorType inputType,
+                 ConversionPatternRewriter &rewriter) const override {
     std::optional<SmallVector<int64_t>> size = getConstantIntList(op.getSize());
     if (!size)
       return fail(op, rewriter, "size must be a constant int list");
@@ -251,36 +297,35 @@ public:
       }
       shape.push_back(s);
     }
-    if (!llvm::equal(shape, type.getShape()))
-      return fail(op, rewriter, "result type does not match size");
-    if (type == inputType) {
-      rewriter.replaceOp(op, adaptor.getSelf());
-      return success();
-    }
-    FailureOr<Value> result = createElementwiseOp(
-        rewriter, op.getLoc(), type, adaptor.getSelf(),
+    return shape;
+  }
+  StringRef getMismatchReason() const override {
+    return "result type does not match size";
+  }
+  FailureOr<Value> createResult(OpBuilder &b, Location loc, Value self,
+                                RankedTensorType type) const override {
+    if (type == self.getType())
+      return self;
+    return createElementwiseOp(
+        b, loc, type, self,
         [](OpBuilder &, Location, ValueRange args) { return args[0]; });
-    if (failed(result))
-      return fail(op, rewriter, "cannot broadcast to size");
-    rewriter.replaceOp(op, *result);
-    return success();
+  }
+  StringRef getCreateFailureReason() const override {
+    return "cannot broadcast to size";
   }
 };
 
 /// squeeze_copy (every size-1 dim) and squeeze_copy.dim (that dim if its
 /// size is 1, else the identity): a tensor.collapse_shape.
 template <typename OpTy>
-class ConvertSqueezeCopyOp : public TorchConversionPattern<OpTy> {
+class ConvertSqueezeCopyOp : public ConvertViewOp<OpTy> {
 public:
-  using OpAdaptor = typename OpTy::Adaptor;
-  using TorchConversionPattern<OpTy>::TorchConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = this->getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type)
-      return this->fail(op, rewriter, "result type is not convertible");
+  using ConvertViewOp<OpTy>::ConvertViewOp;
+
+protected:
+  FailureOr<SmallVector<int64_t>>
+  getResultShape(OpTy op, RankedTensorType inputType,
+                 ConversionPatternRewriter &rewriter) const override {
     SmallVector<int64_t> shape;
     if constexpr (std::is_same_v<OpTy, torch::AtenSqueezeCopyDimOp>) {
       std::optional<int64_t> dim = getConstantInt(op.getDim());
@@ -298,25 +343,17 @@ public:
         if (size != 1)
           shape.push_back(size);
     }
-    if (!llvm::equal(shape, type.getShape()))
-      return this->fail(op, rewriter, "result type does not match squeeze");
-    FailureOr<Value> result =
-        createReshape(rewriter, op.getLoc(), adaptor.getSelf(), type);
-    if (failed(result))
-      return this->fail(op, rewriter, "cannot reshape");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return shape;
+  }
+  StringRef getMismatchReason() const override {
+    return "result type does not match squeeze";
   }
 };
 
 /// The value of a 0-dim integer tensor constant (arith.constant or
 /// torch.vtensor.literal, as the value or behind unrealized casts).
 std::optional<int64_t> getConstantScalarTensor(Value tensor, bool isUnsigned) {
-  while (auto castOp = tensor.getDefiningOp<UnrealizedConversionCastOp>()) {
-    if (castOp.getInputs().size() != 1)
-      break;
-    tensor = castOp.getInputs()[0];
-  }
+  tensor = lookThroughCasts(tensor);
   Attribute attr;
   if (auto c = tensor.getDefiningOp<arith::ConstantOp>())
     attr = c.getValue();
@@ -425,14 +462,10 @@ public:
 
     // Fast path: the contiguous layout of all of self.
     if (offset == 0 && type.getNumElements() == numel &&
-        isContiguous(*size, *stride)) {
-      FailureOr<Value> result =
-          createReshape(rewriter, loc, adaptor.getSelf(), type);
-      if (failed(result))
-        return fail(op, rewriter, "cannot reshape");
-      rewriter.replaceOp(op, *result);
-      return success();
-    }
+        isContiguous(*size, *stride))
+      return replaceOrFail(
+          op, rewriter, createReshape(rewriter, loc, adaptor.getSelf(), type),
+          "cannot reshape");
 
     auto flatType = RankedTensorType::get({numel}, inputType.getElementType());
     FailureOr<Value> flat =

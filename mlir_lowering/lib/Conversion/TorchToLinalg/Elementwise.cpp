@@ -20,9 +20,6 @@ using namespace mlir;
 namespace ltc_mlir::torch_to_linalg {
 namespace {
 
-/// Torch dtype predicates (bool is the signless i1 dtype; its tensors are
-/// stored as i8, see TorchTypeConverter).
-bool isBoolDtype(Type t) { return t && t.isSignlessInteger(1); }
 bool isFloatDtype(Type t) { return t && isa<FloatType>(t); }
 
 /// Result element types an op supports.
@@ -40,10 +37,24 @@ bool isOne(Value v) {
   return matchPattern(v, m_One()) || matchPattern(v, m_OneFloat());
 }
 
-Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+/// max/min of two values of the same int or float type. The float forms
+/// propagate NaN, like torch.maximum/minimum and clamp.
+Value createMax(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                bool isUnsigned) {
   if (isa<FloatType>(lhs.getType()))
-    return arith::MulFOp::create(b, loc, lhs, rhs);
-  return arith::MulIOp::create(b, loc, lhs, rhs);
+    return arith::MaximumFOp::create(b, loc, lhs, rhs);
+  if (isUnsigned)
+    return arith::MaxUIOp::create(b, loc, lhs, rhs);
+  return arith::MaxSIOp::create(b, loc, lhs, rhs);
+}
+
+Value createMin(OpBuilder &b, Location loc, Value lhs, Value rhs,
+                bool isUnsigned) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::MinimumFOp::create(b, loc, lhs, rhs);
+  if (isUnsigned)
+    return arith::MinUIOp::create(b, loc, lhs, rhs);
+  return arith::MinSIOp::create(b, loc, lhs, rhs);
 }
 
 // self + alpha * other (ATen's add_kernel; sub is add with -alpha, which
@@ -68,17 +79,10 @@ Value computeDiv(OpBuilder &b, Location loc, Type, bool, ArrayRef<Value> v) {
 }
 
 template <bool IsMax>
-Value computeMaxMin(OpBuilder &b, Location loc, Type type, bool isUnsigned,
+Value computeMaxMin(OpBuilder &b, Location loc, Type, bool isUnsigned,
                     ArrayRef<Value> v) {
-  // torch.maximum/minimum propagate NaN, like arith.maximumf/minimumf.
-  if (isa<FloatType>(type))
-    return IsMax ? arith::MaximumFOp::create(b, loc, v[0], v[1]).getResult()
-                 : arith::MinimumFOp::create(b, loc, v[0], v[1]).getResult();
-  if (isUnsigned)
-    return IsMax ? arith::MaxUIOp::create(b, loc, v[0], v[1]).getResult()
-                 : arith::MinUIOp::create(b, loc, v[0], v[1]).getResult();
-  return IsMax ? arith::MaxSIOp::create(b, loc, v[0], v[1]).getResult()
-               : arith::MinSIOp::create(b, loc, v[0], v[1]).getResult();
+  return IsMax ? createMax(b, loc, v[0], v[1], isUnsigned)
+               : createMin(b, loc, v[0], v[1], isUnsigned);
 }
 
 Value computePow(OpBuilder &b, Location loc, Type type, bool,
@@ -104,9 +108,7 @@ Value computeRelu(OpBuilder &b, Location loc, Type type, bool isUnsigned,
   if (isUnsigned)
     return v[0];
   Value zero = createScalarConstant(b, loc, type, 0);
-  if (isa<FloatType>(type))
-    return arith::MaximumFOp::create(b, loc, v[0], zero);
-  return arith::MaxSIOp::create(b, loc, v[0], zero);
+  return createMax(b, loc, v[0], zero, /*isUnsigned=*/false);
 }
 
 template <typename MathOp>
@@ -258,11 +260,8 @@ public:
                             : scalars[slot[i]]);
           return compute(b, nloc, elemType, resultUnsigned, operands);
         });
-    if (failed(result))
-      return this->fail(op, rewriter,
-                        "operand shapes do not broadcast to the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return this->replaceOrFail(op, rewriter, result,
+                               "operand shapes do not broadcast to the result");
   }
 
 private:
@@ -462,11 +461,8 @@ public:
           Value cmp = createCompare(b, nloc, kind, lhs, rhs, computeUnsigned);
           return castScalar(b, nloc, cmp, storageType, /*srcUnsigned=*/true);
         });
-    if (failed(result))
-      return this->fail(op, rewriter,
-                        "operand shapes do not broadcast to the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return this->replaceOrFail(op, rewriter, result,
+                               "operand shapes do not broadcast to the result");
   }
 
 private:
@@ -501,11 +497,8 @@ public:
           Value rhs = castScalar(b, loc, args[2], elemType, otherUnsigned);
           return arith::SelectOp::create(b, loc, cond, lhs, rhs).getResult();
         });
-    if (failed(result))
-      return fail(op, rewriter,
-                  "operand shapes do not broadcast to the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return replaceOrFail(op, rewriter, result,
+                         "operand shapes do not broadcast to the result");
   }
 };
 
@@ -538,10 +531,8 @@ public:
           Value bit = castScalar(b, loc, args[0], b.getI1Type(), srcUnsigned);
           return castScalar(b, loc, bit, elemType, /*srcUnsigned=*/true);
         });
-    if (failed(result))
-      return fail(op, rewriter, "operand shape does not match the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return replaceOrFail(op, rewriter, result,
+                         "operand shape does not match the result");
   }
 };
 
@@ -575,28 +566,14 @@ public:
         rewriter, loc, resultType, adaptor.getSelf(),
         [&](OpBuilder &b, Location nloc, ValueRange args) {
           Value x = castScalar(b, nloc, args[0], elemType, selfUnsigned);
-          if (isa<FloatType>(elemType)) {
-            if (min)
-              x = arith::MaximumFOp::create(b, nloc, x, min);
-            if (max)
-              x = arith::MinimumFOp::create(b, nloc, x, max);
-          } else if (resultUnsigned) {
-            if (min)
-              x = arith::MaxUIOp::create(b, nloc, x, min);
-            if (max)
-              x = arith::MinUIOp::create(b, nloc, x, max);
-          } else {
-            if (min)
-              x = arith::MaxSIOp::create(b, nloc, x, min);
-            if (max)
-              x = arith::MinSIOp::create(b, nloc, x, max);
-          }
+          if (min)
+            x = createMax(b, nloc, x, min, resultUnsigned);
+          if (max)
+            x = createMin(b, nloc, x, max, resultUnsigned);
           return x;
         });
-    if (failed(result))
-      return fail(op, rewriter, "self does not broadcast to the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return replaceOrFail(op, rewriter, result,
+                         "self does not broadcast to the result");
   }
 };
 

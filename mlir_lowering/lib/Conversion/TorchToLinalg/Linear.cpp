@@ -28,6 +28,16 @@ Value createContraction(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
+/// [B,] M, K  x  [B,] K, N  ->  [B,] M, N for the shapes of the operands
+/// and the result, all of rank 2 or all of rank 3.
+bool isMatmulShape(ArrayRef<int64_t> l, ArrayRef<int64_t> r,
+                   ArrayRef<int64_t> o) {
+  size_t rank = o.size();
+  return l[rank - 1] == r[rank - 2] && o[rank - 2] == l[rank - 2] &&
+         o[rank - 1] == r[rank - 1] &&
+         (rank == 2 || (l[0] == o[0] && r[0] == o[0]));
+}
+
 template <typename OpTy, typename ContractionOp, int64_t Rank>
 class ConvertMatmulLikeOp : public TorchConversionPattern<OpTy> {
 public:
@@ -43,18 +53,13 @@ public:
     if (!type || !lhsType || !rhsType)
       return this->fail(op, rewriter, "operand types are not convertible");
     // Bool tensors are stored as i8 (see TorchTypeConverter).
-    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
+    if (isBoolDtype(getTorchDtype(op.getResult())))
       return this->fail(op, rewriter, "bool matmul is not supported");
     if (lhsType.getRank() != Rank || rhsType.getRank() != Rank ||
         type.getRank() != Rank)
       return this->fail(op, rewriter, "expects operands and result of rank " +
                                           Twine(Rank));
-    ArrayRef<int64_t> l = lhsType.getShape(), r = rhsType.getShape(),
-                      o = type.getShape();
-    // [B,] M, K  x  [B,] K, N  ->  [B,] M, N
-    if (l[Rank - 1] != r[Rank - 2] || o[Rank - 2] != l[Rank - 2] ||
-        o[Rank - 1] != r[Rank - 1] ||
-        (Rank == 3 && (l[0] != o[0] || r[0] != o[0])))
+    if (!isMatmulShape(lhsType.getShape(), rhsType.getShape(), type.getShape()))
       return this->fail(op, rewriter, "operand shapes do not match");
     rewriter.replaceOp(
         op, createContraction<ContractionOp>(
@@ -66,19 +71,12 @@ public:
   }
 };
 
-bool isOneScalar(Value original) {
+/// Whether the torch scalar `original` is the constant `value`.
+bool isConstantScalar(Value original, int64_t value) {
   if (std::optional<int64_t> v = getConstantInt(original))
-    return *v == 1;
+    return *v == value;
   if (std::optional<double> v = getConstantFloat(original))
-    return *v == 1.0;
-  return false;
-}
-
-bool isZeroScalar(Value original) {
-  if (std::optional<int64_t> v = getConstantInt(original))
-    return *v == 0;
-  if (std::optional<double> v = getConstantFloat(original))
-    return *v == 0.0;
+    return *v == static_cast<double>(value);
   return false;
 }
 
@@ -99,14 +97,12 @@ public:
     if (!type || !selfType || !lhsType || !rhsType)
       return fail(op, rewriter, "operand types are not convertible");
     Type elemType = type.getElementType();
-    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
+    if (isBoolDtype(getTorchDtype(op.getResult())))
       return fail(op, rewriter, "bool matmul is not supported");
     if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
         type.getRank() != 2)
       return fail(op, rewriter, "mat1, mat2 and the result must be 2-D");
-    if (lhsType.getDimSize(1) != rhsType.getDimSize(0) ||
-        type.getDimSize(0) != lhsType.getDimSize(0) ||
-        type.getDimSize(1) != rhsType.getDimSize(1))
+    if (!isMatmulShape(lhsType.getShape(), rhsType.getShape(), type.getShape()))
       return fail(op, rewriter, "operand shapes do not match");
     if (failed(getBroadcastMap(selfType.getShape(), type.getShape(),
                                op.getContext())))
@@ -118,29 +114,24 @@ public:
         isUnsignedDtype(getTorchDtype(op.getMat1())), adaptor.getMat2(),
         isUnsignedDtype(getTorchDtype(op.getMat2())));
 
-    bool alphaIsOne = isOneScalar(op.getAlpha());
-    bool betaIsOne = isOneScalar(op.getBeta());
+    bool alphaIsOne = isConstantScalar(op.getAlpha(), 1);
+    bool betaIsOne = isConstantScalar(op.getBeta(), 1);
     bool isFloat = isa<FloatType>(elemType);
-    auto mul = [&](OpBuilder &b, Location l, Value x, Value y) -> Value {
-      if (isFloat)
-        return arith::MulFOp::create(b, l, x, y);
-      return arith::MulIOp::create(b, l, x, y);
-    };
     Value alpha = alphaIsOne
                       ? Value()
                       : castScalar(rewriter, loc, adaptor.getAlpha(), elemType);
 
-    if (isZeroScalar(op.getBeta())) {
+    if (isConstantScalar(op.getBeta(), 0)) {
       if (alphaIsOne) {
         rewriter.replaceOp(op, product);
         return success();
       }
       rewriter.replaceOp(
-          op, *createElementwiseOp(
-                  rewriter, loc, type, product,
-                  [&](OpBuilder &b, Location l, ValueRange args) {
-                    return mul(b, l, alpha, args[0]);
-                  }));
+          op,
+          *createElementwiseOp(rewriter, loc, type, product,
+                               [&](OpBuilder &b, Location l, ValueRange args) {
+                                 return createMul(b, l, alpha, args[0]);
+                               }));
       return success();
     }
 
@@ -162,14 +153,10 @@ public:
         rewriter, loc, type, ValueRange{adaptor.getSelf(), product},
         [&](OpBuilder &b, Location l, ValueRange args) -> Value {
           Value self = castScalar(b, l, args[0], elemType, selfUnsigned);
-          Value scaledProduct = alpha ? mul(b, l, alpha, args[1]) : args[1];
-          Value scaledSelf = beta ? mul(b, l, beta, self) : self;
-          Value sum =
-              isFloat
-                  ? arith::AddFOp::create(b, l, scaledSelf, scaledProduct)
-                        .getResult()
-                  : arith::AddIOp::create(b, l, scaledSelf, scaledProduct)
-                        .getResult();
+          Value scaledProduct =
+              alpha ? createMul(b, l, alpha, args[1]) : args[1];
+          Value scaledSelf = beta ? createMul(b, l, beta, self) : self;
+          Value sum = createAdd(b, l, scaledSelf, scaledProduct);
           if (!beta)
             return sum;
           return arith::SelectOp::create(b, l, betaIsZero, scaledProduct, sum);

@@ -37,55 +37,52 @@ struct NllOperands {
   Value ignoreIndex; // i64
 };
 
-template <typename OpTy, typename AdaptorTy>
-FailureOr<NllOperands> getNllOperands(OpTy op, AdaptorTy adaptor,
-                                      std::string &why) {
-  NllOperands r;
-  r.selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
-  if (!isa<FloatType>(r.selfType.getElementType())) {
-    why = "self must have a floating-point dtype";
-    return failure();
-  }
-  int64_t rank = r.selfType.getRank();
-  if (rank != 1 && rank != 2) {
-    why = "self must be [N, C] or [C]";
-    return failure();
-  }
-  r.batched = rank == 2;
-  r.target = adaptor.getTarget();
-  auto targetType = cast<RankedTensorType>(r.target.getType());
-  r.targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
-  if (!isa<IntegerType>(targetType.getElementType()) ||
-      getTorchDtype(op.getTarget()).isSignlessInteger(1)) { // bools are i8
-    why = "target must have an integer dtype";
-    return failure();
-  }
-  SmallVector<int64_t> expectedTarget;
-  if (r.batched)
-    expectedTarget.push_back(r.selfType.getDimSize(0));
-  if (targetType.getShape() != ArrayRef<int64_t>(expectedTarget)) {
-    why = "target shape does not match self";
-    return failure();
-  }
-  int64_t numClasses = r.selfType.getDimSize(rank - 1);
-  if (!isNone(op.getWeight())) {
-    r.weight = adaptor.getWeight();
-    auto weightType = dyn_cast<RankedTensorType>(r.weight.getType());
-    if (!weightType || weightType.getRank() != 1 ||
-        weightType.getDimSize(0) != numClasses) {
-      why = "weight must be None or [C]";
-      return failure();
+/// Base of the nll_loss patterns: reads the operands both ops share.
+template <typename OpTy>
+class ConvertNllLossOpBase : public TorchConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+
+protected:
+  FailureOr<NllOperands>
+  getNllOperands(OpTy op, OpAdaptor adaptor,
+                 ConversionPatternRewriter &rewriter) const {
+    NllOperands r;
+    r.selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
+    if (!isa<FloatType>(r.selfType.getElementType()))
+      return this->fail(op, rewriter, "self must have a floating-point dtype");
+    int64_t rank = r.selfType.getRank();
+    if (rank != 1 && rank != 2)
+      return this->fail(op, rewriter, "self must be [N, C] or [C]");
+    r.batched = rank == 2;
+    r.target = adaptor.getTarget();
+    auto targetType = cast<RankedTensorType>(r.target.getType());
+    r.targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
+    if (!isa<IntegerType>(targetType.getElementType()) ||
+        isBoolDtype(getTorchDtype(op.getTarget()))) // bools are i8
+      return this->fail(op, rewriter, "target must have an integer dtype");
+    SmallVector<int64_t> expectedTarget;
+    if (r.batched)
+      expectedTarget.push_back(r.selfType.getDimSize(0));
+    if (targetType.getShape() != ArrayRef<int64_t>(expectedTarget))
+      return this->fail(op, rewriter, "target shape does not match self");
+    int64_t numClasses = r.selfType.getDimSize(rank - 1);
+    if (!isNone(op.getWeight())) {
+      r.weight = adaptor.getWeight();
+      auto weightType = dyn_cast<RankedTensorType>(r.weight.getType());
+      if (!weightType || weightType.getRank() != 1 ||
+          weightType.getDimSize(0) != numClasses)
+        return this->fail(op, rewriter, "weight must be None or [C]");
     }
+    std::optional<int64_t> reduction = getConstantInt(op.getReduction());
+    if (!reduction || *reduction < None || *reduction > Sum)
+      return this->fail(op, rewriter, "reduction must be a constant 0, 1 or 2");
+    r.reduction = *reduction;
+    r.ignoreIndex = adaptor.getIgnoreIndex();
+    return r;
   }
-  std::optional<int64_t> reduction = getConstantInt(op.getReduction());
-  if (!reduction || *reduction < None || *reduction > Sum) {
-    why = "reduction must be a constant 0, 1 or 2";
-    return failure();
-  }
-  r.reduction = *reduction;
-  r.ignoreIndex = adaptor.getIgnoreIndex();
-  return r;
-}
+};
 
 /// `c == target && target != ignore_index` in a body over self's shape,
 /// where `cDim` is the class loop.
@@ -141,9 +138,9 @@ AffineMap getSingleElementMap(RankedTensorType type, unsigned rank,
 }
 
 class ConvertNllLossForwardOp
-    : public TorchConversionPattern<torch::AtenNllLossForwardOp> {
+    : public ConvertNllLossOpBase<torch::AtenNllLossForwardOp> {
 public:
-  using Base::Base;
+  using ConvertNllLossOpBase::ConvertNllLossOpBase;
 
   LogicalResult
   matchAndRewrite(torch::AtenNllLossForwardOp op, OpAdaptor adaptor,
@@ -153,10 +150,9 @@ public:
         getTensorType(op.getTotalWeight().getType());
     if (!outputType || !totalWeightType)
       return fail(op, rewriter, "result types are not convertible");
-    std::string why;
-    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, why);
+    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, rewriter);
     if (failed(operands))
-      return fail(op, rewriter, why);
+      return failure();
     NllOperands &o = *operands;
     Type elemType = o.selfType.getElementType();
     if (outputType.getElementType() != elemType ||
@@ -255,9 +251,9 @@ public:
 };
 
 class ConvertNllLossBackwardOp
-    : public TorchConversionPattern<torch::AtenNllLossBackwardOp> {
+    : public ConvertNllLossOpBase<torch::AtenNllLossBackwardOp> {
 public:
-  using Base::Base;
+  using ConvertNllLossOpBase::ConvertNllLossOpBase;
 
   LogicalResult
   matchAndRewrite(torch::AtenNllLossBackwardOp op, OpAdaptor adaptor,
@@ -265,10 +261,9 @@ public:
     RankedTensorType type = getTensorType(op.getType());
     if (!type)
       return fail(op, rewriter, "result type is not convertible");
-    std::string why;
-    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, why);
+    FailureOr<NllOperands> operands = getNllOperands(op, adaptor, rewriter);
     if (failed(operands))
-      return fail(op, rewriter, why);
+      return failure();
     NllOperands &o = *operands;
     Type elemType = type.getElementType();
     if (type != o.selfType)

@@ -105,61 +105,62 @@ Value addF(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::AddFOp::create(b, loc, x, y);
 }
 
-/// Shared checks: float result of the input's shape, constant dim.
-template <typename OpTy, typename Pattern>
-LogicalResult prepare(const Pattern &pattern, OpTy op, Value dimOperand,
-                      Value shapeSource, ConversionPatternRewriter &rewriter,
-                      RankedTensorType &type, SmallVector<int64_t> &dims) {
-  type = pattern.getResultTensorType(op);
-  if (!type)
-    return pattern.failWith(op, rewriter, "result type is not convertible");
-  if (!isa<FloatType>(type.getElementType()))
-    return pattern.failWith(op, rewriter,
-                            "needs a floating-point result dtype");
-  auto sourceType = cast<RankedTensorType>(shapeSource.getType());
-  if (sourceType.getShape() != type.getShape())
-    return pattern.failWith(op, rewriter,
-                            "result shape differs from the input shape");
-  std::optional<int64_t> dim = getConstantInt(dimOperand);
-  if (!dim)
-    return pattern.failWith(op, rewriter, "dim must be a constant");
-  std::optional<int64_t> d = normalizeDim(*dim, type.getRank());
-  if (!d)
-    return pattern.failWith(op, rewriter, "dim out of range");
-  dims.clear();
-  if (type.getRank() > 0) // a 0-d tensor is its own row
-    dims.push_back(*d);
-  return success();
-}
-
+/// Base of the softmax patterns. Checks a float result of the input's shape
+/// and a constant dim, then calls `rewrite` with the result type and the
+/// softmax dims (see RowwiseBuilder).
 template <typename OpTy>
-class SoftmaxPatternBase : public TorchConversionPattern<OpTy> {
+class ConvertSoftmaxOpBase : public TorchConversionPattern<OpTy> {
 public:
+  using OpAdaptor = typename OpTy::Adaptor;
   using TorchConversionPattern<OpTy>::TorchConversionPattern;
-  RankedTensorType getResultTensorType(OpTy op) const {
-    return this->getTensorType(op.getType());
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const final {
+    RankedTensorType type = this->getTensorType(op.getType());
+    if (!type)
+      return this->fail(op, rewriter, "result type is not convertible");
+    if (!isa<FloatType>(type.getElementType()))
+      return this->fail(op, rewriter, "needs a floating-point result dtype");
+    auto sourceType = cast<RankedTensorType>(getShapeSource(adaptor).getType());
+    if (sourceType.getShape() != type.getShape())
+      return this->fail(op, rewriter,
+                        "result shape differs from the input shape");
+    std::optional<int64_t> dim = getConstantInt(op.getDim());
+    if (!dim)
+      return this->fail(op, rewriter, "dim must be a constant");
+    std::optional<int64_t> d = normalizeDim(*dim, type.getRank());
+    if (!d)
+      return this->fail(op, rewriter, "dim out of range");
+    SmallVector<int64_t> dims;
+    if (type.getRank() > 0) // a 0-d tensor is its own row
+      dims.push_back(*d);
+    return rewrite(op, adaptor, type, dims, rewriter);
   }
-  LogicalResult failWith(OpTy op, ConversionPatternRewriter &rewriter,
-                         const Twine &why) const {
-    return this->fail(op, rewriter, why);
-  }
+
+protected:
+  /// The operand whose shape the result has.
+  virtual Value getShapeSource(OpAdaptor adaptor) const = 0;
+  virtual LogicalResult rewrite(OpTy op, OpAdaptor adaptor,
+                                RankedTensorType type, ArrayRef<int64_t> dims,
+                                ConversionPatternRewriter &rewriter) const = 0;
 };
 
 /// _softmax / _log_softmax(self, dim, half_to_float).
 template <typename OpTy, bool IsLog>
-class ConvertSoftmaxOp : public SoftmaxPatternBase<OpTy> {
+class ConvertSoftmaxOp : public ConvertSoftmaxOpBase<OpTy> {
 public:
   using OpAdaptor = typename OpTy::Adaptor;
-  using SoftmaxPatternBase<OpTy>::SoftmaxPatternBase;
+  using ConvertSoftmaxOpBase<OpTy>::ConvertSoftmaxOpBase;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type;
-    SmallVector<int64_t> dims;
-    if (failed(prepare(*this, op, op.getDim(), adaptor.getSelf(), rewriter,
-                       type, dims)))
-      return failure();
+protected:
+  Value getShapeSource(OpAdaptor adaptor) const override {
+    return adaptor.getSelf();
+  }
+
+  LogicalResult rewrite(OpTy op, OpAdaptor adaptor, RankedTensorType type,
+                        ArrayRef<int64_t> dims,
+                        ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Type elemType = type.getElementType();
     // half_to_float is reflected in the result dtype: compute in it.
@@ -215,19 +216,19 @@ public:
 /// _log_softmax_backward_data: grad - exp(output) * sum(grad, dim).
 /// _softmax_backward_data:     output * (grad - sum(grad * output, dim)).
 template <typename OpTy, bool IsLog>
-class ConvertSoftmaxBackwardOp : public SoftmaxPatternBase<OpTy> {
+class ConvertSoftmaxBackwardOp : public ConvertSoftmaxOpBase<OpTy> {
 public:
   using OpAdaptor = typename OpTy::Adaptor;
-  using SoftmaxPatternBase<OpTy>::SoftmaxPatternBase;
+  using ConvertSoftmaxOpBase<OpTy>::ConvertSoftmaxOpBase;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type;
-    SmallVector<int64_t> dims;
-    if (failed(prepare(*this, op, op.getDim(), adaptor.getGradOutput(),
-                       rewriter, type, dims)))
-      return failure();
+protected:
+  Value getShapeSource(OpAdaptor adaptor) const override {
+    return adaptor.getGradOutput();
+  }
+
+  LogicalResult rewrite(OpTy op, OpAdaptor adaptor, RankedTensorType type,
+                        ArrayRef<int64_t> dims,
+                        ConversionPatternRewriter &rewriter) const override {
     auto outputType = cast<RankedTensorType>(adaptor.getOutput().getType());
     if (outputType.getShape() != type.getShape())
       return this->fail(op, rewriter, "output and grad_output shapes differ");

@@ -57,15 +57,13 @@ FailureOr<Value> createSumOrMean(OpBuilder &b, Location loc, Value input,
                                  bool inputUnsigned, ArrayRef<int64_t> dims,
                                  RankedTensorType resultType, bool isMean) {
   Type elemType = resultType.getElementType();
-  bool isFloat = isa<FloatType>(elemType);
   Value zero = createScalarConstant(b, loc, elemType, 0);
   Value sum = createReduction(
       b, loc, input, dims, zero,
       [&](OpBuilder &nb, Location nloc, Value element, Value acc) -> Value {
-        Value x = castScalar(nb, nloc, element, elemType, inputUnsigned);
-        if (isFloat)
-          return arith::AddFOp::create(nb, nloc, x, acc);
-        return arith::AddIOp::create(nb, nloc, x, acc);
+        return createAdd(nb, nloc,
+                         castScalar(nb, nloc, element, elemType, inputUnsigned),
+                         acc);
       });
   if (isMean) {
     auto inputType = cast<RankedTensorType>(input.getType());
@@ -100,7 +98,7 @@ public:
       return this->fail(op, rewriter,
                         "mean needs a floating-point result dtype");
     // Bool tensors are stored as i8 (see TorchTypeConverter).
-    if (getTorchDtype(op.getResult()).isSignlessInteger(1))
+    if (isBoolDtype(getTorchDtype(op.getResult())))
       return this->fail(op, rewriter, "bool result dtype is not supported");
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
     int64_t rank = inputType.getRank();
@@ -130,13 +128,12 @@ public:
     if (!llvm::equal(expected, type.getShape()))
       return this->fail(op, rewriter, "result shape does not match the dims");
 
-    FailureOr<Value> result = createSumOrMean(
-        rewriter, op.getLoc(), adaptor.getSelf(),
-        isUnsignedDtype(getTorchDtype(op.getSelf())), *dims, type, IsMean);
-    if (failed(result))
-      return this->fail(op, rewriter, "cannot reshape the result");
-    rewriter.replaceOp(op, *result);
-    return success();
+    return this->replaceOrFail(
+        op, rewriter,
+        createSumOrMean(rewriter, op.getLoc(), adaptor.getSelf(),
+                        isUnsignedDtype(getTorchDtype(op.getSelf())), *dims,
+                        type, IsMean),
+        "cannot reshape the result");
   }
 };
 

@@ -38,7 +38,7 @@ public:
     // The scalar is converted like ATen's fill_: a C++ cast to the dtype
     // (bool(x) is x != 0, stored as an i8 0/1).
     Value value = adaptor.getValue();
-    bool isBool = getTorchDtype(op.getResult()).isSignlessInteger(1);
+    bool isBool = isBoolDtype(getTorchDtype(op.getResult()));
     if (isBool)
       value = castScalar(rewriter, op.getLoc(), value, rewriter.getI1Type());
     value = castScalar(rewriter, op.getLoc(), value, type.getElementType(),

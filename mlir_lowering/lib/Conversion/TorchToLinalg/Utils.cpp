@@ -86,7 +86,7 @@ StringRef TorchTypeConverter::getFailureReason(Operation *op) const {
 // Constants
 //===----------------------------------------------------------------------===//
 
-static Value lookThroughCasts(Value value) {
+Value lookThroughCasts(Value value) {
   while (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
     if (cast.getInputs().size() != 1)
       break;
@@ -168,6 +168,10 @@ bool isUnsignedDtype(Type torchDtype) {
   return intType && (intType.isUnsigned() || intType.getWidth() == 1);
 }
 
+bool isBoolDtype(Type torchDtype) {
+  return torchDtype && torchDtype.isSignlessInteger(1);
+}
+
 Value castScalar(OpBuilder &b, Location loc, Value v, Type dstType,
                  bool srcUnsigned) {
   Type srcType = v.getType();
@@ -221,6 +225,18 @@ Value createIntConstant(OpBuilder &b, Location loc, Type type,
   APInt bits(type.getIntOrFloatBitWidth(), static_cast<uint64_t>(value),
              /*isSigned=*/true, /*implicitTrunc=*/true);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, bits));
+}
+
+Value createAdd(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::AddFOp::create(b, loc, lhs, rhs);
+  return arith::AddIOp::create(b, loc, lhs, rhs);
+}
+
+Value createMul(OpBuilder &b, Location loc, Value lhs, Value rhs) {
+  if (isa<FloatType>(lhs.getType()))
+    return arith::MulFOp::create(b, loc, lhs, rhs);
+  return arith::MulIOp::create(b, loc, lhs, rhs);
 }
 
 //===----------------------------------------------------------------------===//

@@ -41,6 +41,18 @@ protected:
     return rewriter.notifyMatchFailure(op, why);
   }
 
+  /// Replaces `op` by `result`, or fails with `why` when the builder that
+  /// produced `result` could not.
+  mlir::LogicalResult replaceOrFail(OpTy op,
+                                    mlir::ConversionPatternRewriter &rewriter,
+                                    mlir::FailureOr<mlir::Value> result,
+                                    const llvm::Twine &why) const {
+    if (mlir::failed(result))
+      return fail(op, rewriter, why);
+    rewriter.replaceOp(op, *result);
+    return mlir::success();
+  }
+
   /// Builtin tensor type of a torch tensor type; null if not convertible.
   mlir::RankedTensorType getTensorType(mlir::Type torchType) const {
     return llvm::dyn_cast_or_null<mlir::RankedTensorType>(
@@ -55,6 +67,8 @@ protected:
 // that they work on original and on already converted operands.
 //===----------------------------------------------------------------------===//
 
+/// The value a chain of single-operand unrealized casts starts from.
+mlir::Value lookThroughCasts(mlir::Value value);
 std::optional<int64_t> getConstantInt(mlir::Value value);
 std::optional<double> getConstantFloat(mlir::Value value);
 std::optional<bool> getConstantBool(mlir::Value value);
@@ -74,6 +88,9 @@ std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 mlir::Type getTorchDtype(mlir::Value torchValue);
 /// Integer dtypes whose builtin (signless) values are zero-extended: ui8, i1.
 bool isUnsignedDtype(mlir::Type torchDtype);
+/// The bool dtype (signless i1; its tensors are stored as i8, see
+/// TorchTypeConverter). False for a null type.
+bool isBoolDtype(mlir::Type torchDtype);
 
 /// Converts a scalar between builtin int/float types like a C++ static_cast
 /// in ATen (int->bool and float->bool are `!= 0`). `srcUnsigned` selects
@@ -86,6 +103,12 @@ mlir::Value createScalarConstant(mlir::OpBuilder &b, mlir::Location loc,
 /// An integer constant, wrapped to the width of `type` like a C++ cast.
 mlir::Value createIntConstant(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Type type, int64_t value);
+
+/// lhs + rhs and lhs * rhs of two scalars of the same int or float type.
+mlir::Value createAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                      mlir::Value rhs);
+mlir::Value createMul(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lhs,
+                      mlir::Value rhs);
 
 //===----------------------------------------------------------------------===//
 // Tensor builders
