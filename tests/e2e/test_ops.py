@@ -223,3 +223,14 @@ def test_dtype_conversion_backward():
                            grad_inputs=(0,))
     assert_close(eager, lazy)
     assert_all_native()
+
+
+@pytest.mark.parametrize("name,fn,shapes", [
+    ("addcmul", lambda s, a, b: torch.addcmul(s, a, b, value=0.3), [(4, 6)] * 3),
+    ("addcmul_broadcast", lambda s, a, b: torch.addcmul(s, a, b, value=-2), [(4, 6), (4, 1), (6,)]),
+    ("addcdiv", lambda s, a, b: torch.addcdiv(s, a, b * b + 0.5, value=0.7), [(4, 6)] * 3),
+])
+def test_addc_ops(name, fn, shapes):
+    eager, lazy = run_both(fn, *[rnd(*shape) for shape in shapes], grad_inputs=(0, 1, 2))
+    assert_close(eager, lazy)
+    assert_all_native()

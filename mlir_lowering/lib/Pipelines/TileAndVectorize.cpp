@@ -2,13 +2,22 @@
 //
 // Per linalg op on tensors with static shapes:
 //  1. outer tiles as `scf.forall` (later scf.parallel -> omp.wsloop), sized so
-//     there are several chunks per thread and the B panel of a matmul stays
-//     in L2;
-//  2. register tiles as `scf.for`: for contractions an MR x NR block with
-//     K-step 1 (after hoisting, an outer-product microkernel whose
-//     accumulators stay in registers), for everything else a 1 x ... x V strip
-//     along the innermost loop;
+//     there are several chunks per thread and the K x NR panel of the vector
+//     operand of a contraction stays in L2; ops too small to pay for waking
+//     the OpenMP workers (min-parallel-work / min-parallel-macs) stay serial;
+//  2. register tiles as `scf.for`: for contractions an MR x NR block over the
+//     parallel dims (NR along the innermost dim of the result, whatever
+//     inferContractionDims calls it) with K-step 1 inside (after hoisting, an
+//     outer-product microkernel whose accumulators stay in registers); for
+//     2-D transposes lanes x lanes blocks; for everything else a
+//     1 x ... x V strip along the innermost loop;
 //  3. `linalg::vectorize` of the register tile.
+// Contractions are tiled together with their producers and consumers: the
+// `linalg.fill` of the init is fused into both tile levels (the accumulators
+// start as a constant vector), and a chain of elementwise consumers (bias +
+// relu, gradient scaling, the SGD update) is fused too, tiled from its last
+// op, so the epilogue runs on the accumulators before the only store
+// (values of the chain that are also returned are yielded by the loops).
 // Tile sizes are chosen to divide the loop ranges, so every tile is static
 // and needs no masking.
 //

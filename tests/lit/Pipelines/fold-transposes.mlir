@@ -50,6 +50,11 @@ func.func @weight_grad(%x: tensor<64x784xf32>, %g: tensor<64x512xf32>) -> tensor
 // CHECK: %[[S:.*]] = tensor.extract_slice %[[P]][0, 0] [784, 512] [1, 1]
 // CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<512x784xf32>) outs(%[[S]] : tensor<784x512xf32>)
 // CHECK: linalg.matmul ins(%{{.*}}, %[[T]] :
+// The packing transpose itself moves 8x8 blocks: contiguous row loads and a
+// register transpose instead of one strided load per element.
+// TILE-LABEL: func.func @linear_forward
+// TILE: vector.transfer_read {{.*}} : tensor<512x784xf32>, vector<8x8xf32>
+// TILE: vector.transpose {{.*}} [1, 0] : vector<8x8xf32> to vector<8x8xf32>
 func.func @linear_forward(%x: tensor<64x784xf32>, %w: tensor<512x784xf32>) -> tensor<64x512xf32> {
   %cst = arith.constant 0.0 : f32
   %e0 = tensor.empty() : tensor<784x512xf32>

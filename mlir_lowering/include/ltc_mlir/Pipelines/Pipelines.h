@@ -76,7 +76,8 @@ std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
 
 /// `ltc-tile-and-vectorize` (func): tiles linalg ops on tensors into
 /// scf.forall (parallel outer tiles) + scf.for (register tiles) and
-/// vectorizes the register tiles.
+/// vectorizes the register tiles; contractions are fused with their init
+/// fill and their chain of elementwise consumers.
 std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
 
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.

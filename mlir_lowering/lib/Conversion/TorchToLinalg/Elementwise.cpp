@@ -70,6 +70,22 @@ Value computeAddSub(OpBuilder &b, Location loc, Type type, bool,
                : arith::AddIOp::create(b, loc, v[0], other).getResult();
 }
 
+// self + value * t1 * t2, associated like ATen's addcmul kernel.
+Value computeAddcmul(OpBuilder &b, Location loc, Type type, bool,
+                     ArrayRef<Value> v) {
+  Value product = createMul(b, loc, createMul(b, loc, v[3], v[1]), v[2]);
+  return createAdd(b, loc, v[0], product);
+}
+
+// self + value * t1 / t2, associated like ATen's addcdiv kernel (floats only:
+// ATen rejects integer addcdiv).
+Value computeAddcdiv(OpBuilder &b, Location loc, Type, bool,
+                     ArrayRef<Value> v) {
+  Value scaled = createMul(b, loc, v[3], v[1]);
+  Value quotient = arith::DivFOp::create(b, loc, scaled, v[2]);
+  return arith::AddFOp::create(b, loc, v[0], quotient);
+}
+
 Value computeMul(OpBuilder &b, Location loc, Type, bool, ArrayRef<Value> v) {
   return createMul(b, loc, v[0], v[1]);
 }
@@ -603,6 +619,8 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   add<torch::AtenMinimumOp>(tc, p, DC::Numeric, computeMaxMin<false>);
   add<torch::AtenPowTensorScalarOp>(tc, p, DC::Numeric, computePow);
   add<torch::AtenPowTensorTensorOp>(tc, p, DC::Numeric, computePow);
+  add<torch::AtenAddcmulOp>(tc, p, DC::Numeric, computeAddcmul);
+  add<torch::AtenAddcdivOp>(tc, p, DC::Float, computeAddcdiv);
   add<torch::AtenNegOp>(tc, p, DC::Numeric, computeNeg);
   add<torch::AtenReluOp>(tc, p, DC::Numeric, computeRelu);
   add<torch::AtenExpOp>(tc, p, DC::Float, computeUnaryMath<math::ExpOp>);

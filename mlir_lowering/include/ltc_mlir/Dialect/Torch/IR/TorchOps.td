@@ -128,6 +128,18 @@ def Torch_AtenPowTensorTensorOp : Torch_ElementwiseOp<"pow.Tensor_Tensor"> {
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$exponent);
   let results = (outs Torch_VTensor:$result);
 }
+def Torch_AtenAddcmulOp : Torch_ElementwiseOp<"addcmul"> {
+  let summary = "self + value * tensor1 * tensor2 (Adam's second moment)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$tensor1,
+                       Torch_VTensor:$tensor2, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenAddcdivOp : Torch_ElementwiseOp<"addcdiv"> {
+  let summary = "self + value * tensor1 / tensor2 (Adam's update)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$tensor1,
+                       Torch_VTensor:$tensor2, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
 def Torch_AtenNegOp : Torch_UnaryOp<"neg"> { let summary = "-self"; }
 def Torch_AtenReluOp : Torch_UnaryOp<"relu"> { let summary = "max(self, 0)"; }
 def Torch_AtenExpOp : Torch_UnaryOp<"exp"> { let summary = "exp(self)"; }
