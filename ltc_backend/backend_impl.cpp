@@ -278,6 +278,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     }
     std::vector<at::Tensor> out_tensors;
     std::vector<runtime::Arg> outputs;
+    const bool steady = comp.executions.load() > 2;
     for (const runtime::ArgSpec& spec : exe.outputs()) {
       (void)spec;
       size_t r = out_tensors.size();
@@ -285,7 +286,11 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
       for (size_t i = 0; i < comp.outputs.size(); ++i) {
         if (comp.outputs[i].source == OutputSource::kResult && comp.outputs[i].index == r) {
           const torch::lazy::Shape& s = comp.result_shapes()[i];
-          out_tensors.push_back(at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
+          // One-shot graphs allocate; graphs that repeat (a training step)
+          // recycle the buffers their previous outputs released.
+          out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
+                                       : at::empty(s.sizes(),
+                                                   at::TensorOptions().dtype(s.scalar_type())));
           break;
         }
       }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ltc_backend/output_buffer_pool.h"
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/runtime/executable.h"
 
@@ -45,6 +46,8 @@ class MlirComputation : public torch::lazy::Computation {
   std::vector<std::string> fallback_ops;            // why it fell back, as op names
   std::string fallback_reason;
   std::atomic<int64_t> executions{0};
+  // Output buffers recycled once the graph runs repeatedly (steady state).
+  OutputBufferPool output_pool;
 
   bool is_native() const { return executable != nullptr; }
   // TorchScript executor for the fallback path, created on first use.

@@ -85,3 +85,28 @@ def test_mlp_handwritten_mse_matches_eager():
     m = ltc_mlir.metrics()
     assert m["fallback_graph_count"] == 0, m["fallback_reasons"]
     assert m["compile_count"] >= 1
+
+
+def test_values_kept_from_earlier_steps_are_not_overwritten():
+    """Output buffers are recycled across steps (output_buffer_pool): anything
+    still referenced -- old parameters read with .cpu(), old lazy tensors --
+    must keep its value."""
+    eager = make_model()
+    lazy = copy.deepcopy(eager).to("lazy")
+    batches = data(8)
+    kept_cpu, kept_lazy, expected = [], [], []
+    opt_l = torch.optim.SGD(lazy.parameters(), lr=0.1)
+    opt_e = torch.optim.SGD(eager.parameters(), lr=0.1)
+    for x, y in batches:
+        for model, opt, dev in ((lazy, opt_l, "lazy"), (eager, opt_e, "cpu")):
+            opt.zero_grad()
+            F.cross_entropy(model(x.to(dev)), y.to(dev)).backward()
+            opt.step()
+        torch._lazy.mark_step()
+        kept_cpu.append(lazy[0].weight.detach().cpu())
+        kept_lazy.append(lazy[2].bias.detach().clone())  # detach alone is a view
+        expected.append((eager[0].weight.detach().clone(), eager[2].bias.detach().clone()))
+    for step, (w, b, (w_e, b_e)) in enumerate(zip(kept_cpu, kept_lazy, expected)):
+        torch.testing.assert_close(w, w_e, rtol=1e-5, atol=1e-6, msg=lambda m: f"step {step}: {m}")
+        torch.testing.assert_close(b.cpu(), b_e, rtol=1e-5, atol=1e-6,
+                                   msg=lambda m: f"step {step}: {m}")
