@@ -9,7 +9,9 @@
 #include "ltc_mlir/runtime/symbols.h"
 
 #include <atomic>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 namespace ltc_mlir {
 namespace runtime {
@@ -40,6 +42,8 @@ int64_t takeOrphanCheckFailure() {
 void *resolveRuntimeSymbol(const std::string &name) {
   if (name == "ltc_mlir_rt_check_failed")
     return reinterpret_cast<void *>(&ltc_mlir_rt_check_failed);
+  if (name == "memrefCopy")
+    return reinterpret_cast<void *>(&memrefCopy);
   return nullptr;
 }
 
@@ -53,4 +57,69 @@ extern "C" void ltc_mlir_rt_check_failed(int64_t index) {
     index = std::numeric_limits<int64_t>::max();
   std::atomic<int64_t> *slot = currentCheckSlot;
   recordFirst(slot ? *slot : orphanCheckSlot, index);
+}
+
+namespace {
+
+/// A ranked descriptor as MLIR lays it out: allocated and aligned pointers,
+/// offset, then sizes[rank] and strides[rank] (all int64).
+struct StridedView {
+  char *base; // aligned + offset, in bytes
+  const int64_t *sizes;
+  const int64_t *strides;
+};
+
+StridedView viewOf(const ltc_mlir_UnrankedMemRef *m, int64_t elemSize) {
+  auto *d = static_cast<char *>(m->descriptor);
+  char *aligned;
+  int64_t offset;
+  std::memcpy(&aligned, d + sizeof(void *), sizeof(void *));
+  std::memcpy(&offset, d + 2 * sizeof(void *), sizeof(int64_t));
+  auto *sizes = reinterpret_cast<const int64_t *>(d + 2 * sizeof(void *) +
+                                                  sizeof(int64_t));
+  return {aligned + offset * elemSize, sizes, sizes + m->rank};
+}
+
+} // namespace
+
+extern "C" void memrefCopy(int64_t elemSize, ltc_mlir_UnrankedMemRef *src,
+                           ltc_mlir_UnrankedMemRef *dst) {
+  int64_t rank = src->rank;
+  StridedView s = viewOf(src, elemSize), d = viewOf(dst, elemSize);
+  if (rank == 0) {
+    std::memcpy(d.base, s.base, elemSize);
+    return;
+  }
+  for (int64_t k = 0; k < rank; ++k)
+    if (s.sizes[k] == 0)
+      return;
+  // Rows along the innermost dim; contiguous rows are one memcpy.
+  int64_t last = rank - 1, rowLength = s.sizes[last];
+  bool contiguousRows = s.strides[last] == 1 && d.strides[last] == 1;
+  std::vector<int64_t> index(rank, 0);
+  while (true) {
+    int64_t srcOff = 0, dstOff = 0;
+    for (int64_t k = 0; k < last; ++k) {
+      srcOff += index[k] * s.strides[k];
+      dstOff += index[k] * d.strides[k];
+    }
+    if (contiguousRows) {
+      std::memcpy(d.base + dstOff * elemSize, s.base + srcOff * elemSize,
+                  rowLength * elemSize);
+    } else {
+      for (int64_t j = 0; j < rowLength; ++j)
+        std::memcpy(d.base + (dstOff + j * d.strides[last]) * elemSize,
+                    s.base + (srcOff + j * s.strides[last]) * elemSize,
+                    elemSize);
+    }
+    // Next row (odometer over the outer dims).
+    int64_t k = last - 1;
+    for (; k >= 0; --k) {
+      if (++index[k] < s.sizes[k])
+        break;
+      index[k] = 0;
+    }
+    if (k < 0)
+      return;
+  }
 }

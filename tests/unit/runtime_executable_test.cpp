@@ -226,6 +226,34 @@ TEST(RuntimeChecks, ResolvesRuntimeSymbolsOnly) {
   EXPECT_EQ(resolveRuntimeSymbol("ltc_mlir_rt_unknown"), nullptr);
 }
 
+TEST(RuntimeSymbols, MemrefCopyBetweenStridedViews) {
+  EXPECT_EQ(resolveRuntimeSymbol("memrefCopy"),
+            reinterpret_cast<void *>(&memrefCopy));
+  // src: columns 1..3 of a 3x5 buffer with row stride 5; dst: the 3x3 block
+  // at offset 2 of a 3x6 buffer with strides [6, 1]; then a transposed,
+  // non-unit innermost stride.
+  std::vector<float> in(15), out(18, -1.0f);
+  for (int i = 0; i < 15; ++i)
+    in[i] = float(i);
+  Desc2D src{in.data(), in.data(), 1, {3, 3}, {5, 1}};
+  Desc2D dst{out.data(), out.data(), 2, {3, 3}, {6, 1}};
+  ltc_mlir_UnrankedMemRef s{2, &src}, d{2, &dst};
+  memrefCopy(sizeof(float), &s, &d);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 6; ++j)
+      EXPECT_EQ(out[i * 6 + j],
+                j >= 2 && j < 5 ? float(i * 5 + 1 + j - 2) : -1.0f)
+          << i << "," << j;
+  std::vector<float> t(9, 0.0f);
+  Desc2D srcT{in.data(), in.data(), 0, {3, 3}, {1, 5}}; // in^T (3x3 block)
+  Desc2D dstT{t.data(), t.data(), 0, {3, 3}, {3, 1}};
+  ltc_mlir_UnrankedMemRef sT{2, &srcT}, dT{2, &dstT};
+  memrefCopy(sizeof(float), &sT, &dT);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      EXPECT_EQ(t[i * 3 + j], in[j * 5 + i]);
+}
+
 TEST(RuntimeOpenMP, LoadsLibompPrivatelyAndResolvesKmpc) {
   ASSERT_TRUE(openMPAvailable()) << openMPLoadError();
   EXPECT_NE(resolveOpenMPSymbol("__kmpc_fork_call"), nullptr);

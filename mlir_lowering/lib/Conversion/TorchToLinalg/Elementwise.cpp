@@ -151,6 +151,33 @@ Value computeAbs(OpBuilder &b, Location loc, Type type, bool isUnsigned,
   return math::AbsIOp::create(b, loc, v[0]);
 }
 
+// sgn of a real number, as ATen's sign kernel (0 < a) - (a < 0): -1, 0 or 1,
+// with 0 (not -0.0) for zeros and NaN.
+Value computeSgn(OpBuilder &b, Location loc, Type type, bool isUnsigned,
+                 ArrayRef<Value> v) {
+  Value zero = createScalarConstant(b, loc, type, 0);
+  Value one = createScalarConstant(b, loc, type, 1);
+  Value positive, negative;
+  if (isa<FloatType>(type)) {
+    positive =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, v[0], zero);
+    negative =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[0], zero);
+  } else {
+    positive = arith::CmpIOp::create(b, loc,
+                                     isUnsigned ? arith::CmpIPredicate::ugt
+                                                : arith::CmpIPredicate::sgt,
+                                     v[0], zero);
+    if (isUnsigned)
+      return arith::SelectOp::create(b, loc, positive, one, zero);
+    negative =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[0], zero);
+  }
+  Value minusOne = createScalarConstant(b, loc, type, -1);
+  Value negOrZero = arith::SelectOp::create(b, loc, negative, minusOne, zero);
+  return arith::SelectOp::create(b, loc, positive, one, negOrZero);
+}
+
 // threshold_backward(grad_output, self, threshold):
 // self <= threshold ? 0 : grad_output (NaN in self compares false).
 Value computeThresholdBackward(OpBuilder &b, Location loc, Type type,
@@ -630,6 +657,7 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   add<torch::AtenRsqrtOp>(tc, p, DC::Float, computeUnaryMath<math::RsqrtOp>);
   add<torch::AtenSigmoidOp>(tc, p, DC::Float, computeSigmoid);
   add<torch::AtenAbsOp>(tc, p, DC::Numeric, computeAbs);
+  add<torch::AtenSgnOp>(tc, p, DC::Numeric, computeSgn);
   add<torch::AtenThresholdBackwardOp>(tc, p, DC::Numeric,
                                       computeThresholdBackward);
   add<torch::AtenCosOp>(tc, p, DC::Float, computeUnaryMath<math::CosOp>);

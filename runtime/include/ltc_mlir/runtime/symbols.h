@@ -1,7 +1,10 @@
 // runtime/symbols.h - runtime functions that compiled code calls by name.
 //
 // Generated code may call C functions named `ltc_mlir_rt_*` (runtime checks
-// now; hand-tuned microkernels later). They are handed to the JIT through
+// now; hand-tuned microkernels later), and `memrefCopy`, the function of
+// MLIR's runtime library that a memref.copy between non-contiguous views
+// lowers to (bufferization inserts such copies, e.g. of a tensor.insert_slice
+// it cannot do in place). They are handed to the JIT through
 // CompileOptions::symbolResolver: try resolveRuntimeSymbol first, then
 // resolveOpenMPSymbol.
 #ifndef LTC_MLIR_RUNTIME_SYMBOLS_H
@@ -16,6 +19,19 @@ extern "C" {
 /// index of the current Executable::run, which then throws. Thread-safe;
 /// never throws itself (it returns to the compiled code, which finishes).
 void ltc_mlir_rt_check_failed(int64_t index);
+
+/// MLIR's UnrankedMemRefType: the rank and a pointer to a ranked descriptor
+/// (allocated, aligned, offset, sizes[rank], strides[rank]).
+struct ltc_mlir_UnrankedMemRef {
+  int64_t rank;
+  void *descriptor;
+};
+
+/// Copies the elements of `src` into `dst` (same sizes, any strides), as
+/// MLIR's `memrefCopy` (mlir/ExecutionEngine/CRunnerUtils.h), which the
+/// lowering of memref.copy calls for non-contiguous layouts.
+void memrefCopy(int64_t elemSize, ltc_mlir_UnrankedMemRef *src,
+                ltc_mlir_UnrankedMemRef *dst);
 }
 
 namespace ltc_mlir {

@@ -172,8 +172,12 @@ LogicalResult ValueTensorLiteralOp::verify() {
 
 LogicalResult PrimListConstructOp::verify() {
   Type elementType = getType().getElementType();
+  // A tensor list's element type is only a representative: elements may
+  // differ in shape and dtype (see the op description).
+  bool tensorList = llvm::isa<ValueTensorType>(elementType);
   for (auto [i, element] : llvm::enumerate(getElements()))
-    if (element.getType() != elementType)
+    if (tensorList ? !llvm::isa<ValueTensorType>(element.getType())
+                   : element.getType() != elementType)
       return emitOpError() << "element #" << i << " has type "
                            << element.getType() << " but the list holds "
                            << elementType;
@@ -243,6 +247,238 @@ LogicalResult AtenAsStridedCopyOp::verify() {
     return emitOpError() << "result dtype " << getType().getDtype()
                          << " differs from self dtype "
                          << getSelf().getType().getDtype();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Indexing and concatenation
+//===----------------------------------------------------------------------===//
+
+/// The value of a `torch.constant.int` operand.
+static std::optional<int64_t> getConstantIntOperand(Value value) {
+  if (auto c = value.getDefiningOp<ConstantIntOp>())
+    return c.getValueAttr().getInt();
+  return std::nullopt;
+}
+
+/// The constant `dim` wrapped into [0, rank); std::nullopt when `dim` is not
+/// a constant, failure (with an error) when it is out of range.
+static FailureOr<std::optional<int64_t>>
+verifyDimOperand(Operation *op, Value dim, int64_t rank) {
+  std::optional<int64_t> d = getConstantIntOperand(dim);
+  if (!d)
+    return std::optional<int64_t>();
+  if (rank == 0 || *d < -rank || *d >= rank)
+    return op->emitOpError()
+           << "dim " << *d << " is out of range for rank " << rank;
+  return std::optional<int64_t>(*d < 0 ? *d + rank : *d);
+}
+
+/// Checks that `other` has `full`'s shape without dim `dim` (`name` is
+/// other's name in the messages).
+static LogicalResult verifyDimRemoved(Operation *op, ValueTensorType full,
+                                      ValueTensorType other,
+                                      std::optional<int64_t> dim,
+                                      StringRef name) {
+  if (other.getRank() + 1 != full.getRank())
+    return op->emitOpError()
+           << "expects " << name << " of rank " << full.getRank() - 1
+           << ", got " << shapeStr(other.getSizes());
+  if (!dim)
+    return success();
+  SmallVector<int64_t> expected(full.getSizes());
+  expected.erase(expected.begin() + *dim);
+  if (other.getSizes() != ArrayRef<int64_t>(expected))
+    return op->emitOpError()
+           << name << " shape " << shapeStr(other.getSizes())
+           << " is not self's shape " << shapeStr(full.getSizes())
+           << " without dim " << *dim;
+  return success();
+}
+
+/// Checks that `other` has `full`'s rank and sizes except at `dim`.
+static LogicalResult verifySameExceptDim(Operation *op, ValueTensorType full,
+                                         ValueTensorType other,
+                                         std::optional<int64_t> dim,
+                                         StringRef name) {
+  if (other.getRank() != full.getRank())
+    return op->emitOpError()
+           << "expects " << name << " of rank " << full.getRank() << ", got "
+           << shapeStr(other.getSizes());
+  if (!dim)
+    return success();
+  for (int64_t k = 0; k < full.getRank(); ++k)
+    if (k != *dim && other.getSizes()[k] != full.getSizes()[k])
+      return op->emitOpError()
+             << name << " shape " << shapeStr(other.getSizes())
+             << " differs from " << shapeStr(full.getSizes()) << " outside dim "
+             << *dim;
+  return success();
+}
+
+static LogicalResult verifySameDtype(Operation *op, ValueTensorType self,
+                                     ValueTensorType result) {
+  if (self.getDtype() != result.getDtype())
+    return op->emitOpError() << "result dtype " << result.getDtype()
+                             << " differs from self dtype " << self.getDtype();
+  return success();
+}
+
+static LogicalResult verifySameType(Operation *op, ValueTensorType self,
+                                    ValueTensorType result) {
+  if (self != result)
+    return op->emitOpError()
+           << "result type " << result << " differs from self type " << self;
+  return success();
+}
+
+LogicalResult AtenSelectCopyIntOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySameDtype(*this, self, getType())))
+    return failure();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), self.getRank());
+  if (failed(dim) ||
+      failed(verifyDimRemoved(*this, self, getType(), *dim, "result")))
+    return failure();
+  std::optional<int64_t> index = getConstantIntOperand(getIndex());
+  if (*dim && index) {
+    int64_t size = self.getSizes()[**dim];
+    if (*index < -size || *index >= size)
+      return emitOpError() << "index " << *index << " is out of range for dim "
+                           << **dim << " of size " << size;
+  }
+  return success();
+}
+
+LogicalResult AtenSelectScatterOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySameType(*this, self, getType())))
+    return failure();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), self.getRank());
+  if (failed(dim))
+    return failure();
+  return verifyDimRemoved(*this, self, getSrc().getType(), *dim, "src");
+}
+
+LogicalResult AtenSliceCopyTensorOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySameDtype(*this, self, getType())))
+    return failure();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), self.getRank());
+  if (failed(dim) ||
+      failed(verifySameExceptDim(*this, self, getType(), *dim, "result")))
+    return failure();
+  if (*dim && getType().getSizes()[**dim] > self.getSizes()[**dim])
+    return emitOpError() << "result shape " << shapeStr(getType().getSizes())
+                         << " is larger than self's "
+                         << shapeStr(self.getSizes()) << " at dim " << **dim;
+  if (std::optional<int64_t> step = getConstantIntOperand(getStep());
+      step && *step <= 0)
+    return emitOpError() << "slice step must be positive, got " << *step;
+  return success();
+}
+
+LogicalResult AtenSliceScatterOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  if (failed(verifySameType(*this, self, getType())))
+    return failure();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), self.getRank());
+  if (failed(dim) ||
+      failed(verifySameExceptDim(*this, self, getSrc().getType(), *dim, "src")))
+    return failure();
+  if (std::optional<int64_t> step = getConstantIntOperand(getStep());
+      step && *step <= 0)
+    return emitOpError() << "slice step must be positive, got " << *step;
+  return success();
+}
+
+LogicalResult AtenCatOp::verify() {
+  auto list = getTensors().getDefiningOp<PrimListConstructOp>();
+  if (!llvm::isa<ValueTensorType>(
+          llvm::cast<ListType>(getTensors().getType()).getElementType()))
+    return emitOpError("expects a list of tensors");
+  if (!list)
+    return success();
+  ValueTensorType result = getType();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), result.getRank());
+  if (failed(dim))
+    return failure();
+  int64_t total = 0;
+  for (auto [i, element] : llvm::enumerate(list.getElements())) {
+    auto type = llvm::cast<ValueTensorType>(element.getType());
+    // ATen skips 1-D empty tensors (legacy behaviour).
+    if (type.getRank() == 1 && type.getSizes()[0] == 0 && result.getRank() != 1)
+      continue;
+    if (failed(verifySameExceptDim(*this, result, type, *dim,
+                                   "tensor #" + std::to_string(i))))
+      return failure();
+    if (*dim)
+      total += type.getSizes()[**dim];
+  }
+  if (*dim && total != result.getSizes()[**dim])
+    return emitOpError() << "the tensors' sizes at dim " << **dim
+                         << " add up to " << total << ", but the result is "
+                         << shapeStr(result.getSizes());
+  return success();
+}
+
+LogicalResult AtenStackOp::verify() {
+  if (!llvm::isa<ValueTensorType>(
+          llvm::cast<ListType>(getTensors().getType()).getElementType()))
+    return emitOpError("expects a list of tensors");
+  auto list = getTensors().getDefiningOp<PrimListConstructOp>();
+  if (!list)
+    return success();
+  ValueTensorType result = getType();
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), result.getRank());
+  if (failed(dim))
+    return failure();
+  for (auto [i, element] : llvm::enumerate(list.getElements()))
+    if (failed(verifyDimRemoved(*this, result,
+                                llvm::cast<ValueTensorType>(element.getType()),
+                                *dim, "tensor #" + std::to_string(i))))
+      return failure();
+  if (*dim && result.getSizes()[**dim] !=
+                  static_cast<int64_t>(list.getElements().size()))
+    return emitOpError() << "stacks " << list.getElements().size()
+                         << " tensors, but the result is "
+                         << shapeStr(result.getSizes());
+  return success();
+}
+
+LogicalResult AtenIndexSelectOp::verify() {
+  ValueTensorType self = getSelf().getType();
+  ValueTensorType index = getIndex().getType();
+  if (failed(verifySameDtype(*this, self, getType())))
+    return failure();
+  if (index.getRank() > 1)
+    return emitOpError() << "index must be 0-d or 1-D, got shape "
+                         << shapeStr(index.getSizes());
+  if (!index.getDtype().isSignedInteger(64) &&
+      !index.getDtype().isSignedInteger(32))
+    return emitOpError() << "index dtype must be si64 or si32, got "
+                         << index.getDtype();
+  // A 0-d self takes dim 0 or -1 and gives a 0-d result.
+  FailureOr<std::optional<int64_t>> dim =
+      verifyDimOperand(*this, getDim(), std::max<int64_t>(self.getRank(), 1));
+  if (failed(dim))
+    return failure();
+  if (self.getRank() == 0)
+    return getType().getRank() == 0
+               ? success()
+               : emitOpError("expects a 0-d result for a 0-d self");
+  if (failed(verifySameExceptDim(*this, self, getType(), *dim, "result")))
+    return failure();
+  if (*dim && getType().getSizes()[**dim] != index.getNumElements())
+    return emitOpError() << "result size " << getType().getSizes()[**dim]
+                         << " at dim " << **dim << " differs from the "
+                         << index.getNumElements() << " indices";
   return success();
 }
 

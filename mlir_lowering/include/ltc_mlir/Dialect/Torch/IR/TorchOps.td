@@ -47,6 +47,19 @@ def Torch_ConstantNoneOp : Torch_Op<"constant.none", [ConstantLike, Pure]> {
 }
 def Torch_PrimListConstructOp : Torch_Op<"prim.ListConstruct", [Pure]> {
   let summary = "builds a list; every element has the list's element type";
+  let description = [{
+    Lists of ints, floats, bools and None hold elements of exactly the list's
+    element type. A list of tensors (`Tensor[]`, e.g. the operand of
+    `aten.cat`) holds tensors of *different* shapes and possibly dtypes, which
+    one static element type cannot describe: when the element type is a
+    vtensor type it is only a representative (ltc_backend prints the first
+    element's type, `!torch.list<vtensor<[3,2],f32>>`), every element must be
+    a vtensor of any shape and dtype, and the ops taking the list (cat)
+    verify the elements themselves. (A shape-less `!torch.list<vtensor>`
+    would need a vtensor type without sizes, which every op verifier and
+    pattern would have to reject; the representative keeps the type system
+    static.)
+  }];
   let arguments = (ins Variadic<AnyType>:$elements);
   let results = (outs Torch_List:$result);
   let assemblyFormat = "$elements attr-dict `:` functional-type($elements, $result)";
@@ -149,6 +162,9 @@ def Torch_AtenSigmoidOp : Torch_UnaryOp<"sigmoid"> { let summary = "1 / (1 + exp
 def Torch_AtenSqrtOp : Torch_UnaryOp<"sqrt"> { let summary = "sqrt(self)"; }
 def Torch_AtenRsqrtOp : Torch_UnaryOp<"rsqrt"> { let summary = "1 / sqrt(self)"; }
 def Torch_AtenAbsOp : Torch_UnaryOp<"abs"> { let summary = "|self|"; }
+def Torch_AtenSgnOp : Torch_UnaryOp<"sgn"> {
+  let summary = "sign of self: -1, 0 or 1 (0 for NaN and -0.0; backward of abs)";
+}
 def Torch_AtenThresholdBackwardOp : Torch_ElementwiseOp<"threshold_backward"> {
   let summary = "self <= threshold ? 0 : grad_output";
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self, Torch_Scalar:$threshold);
@@ -333,6 +349,96 @@ def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy"> {
   }];
   let arguments = (ins Torch_VTensor:$self, Torch_List:$size, Torch_List:$stride,
                        Torch_OptionalInt:$storage_offset);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
+// Indexing and concatenation. Tensor indexing (x[1:5:2], x[:, 1], x[..., -1])
+// produces slice_copy.Tensor/select_copy.int; their backward writes the
+// gradient into zeros with slice_scatter/select_scatter. cat's backward is
+// slice_copy. dims wrap like ATen's maybe_wrap_dim.
+def Torch_AtenSelectCopyIntOp : Torch_AtenOp<"select_copy.int"> {
+  let summary = "self[..., index, ...] at dim: the dim is removed";
+  let description = [{
+    index may be negative (counts from the end) and must be in
+    [-size, size) of dim. The result is self's shape without dim.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_Int:$index);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenSelectScatterOp : Torch_AtenOp<"select_scatter"> {
+  let summary = "self with self.select(dim, index) replaced by src";
+  let description = [{
+    src has self's shape without dim (and is converted to self's dtype);
+    the result has self's type.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src, Torch_Int:$dim,
+                       Torch_Int:$index);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenSliceCopyTensorOp : Torch_AtenOp<"slice_copy.Tensor"> {
+  let summary = "self[start:end:step] along dim";
+  let description = [{
+    ATen's slice: start defaults to 0 and end to INT64_MAX (None); negative
+    values count from the end; both are then clamped into [0, size] with
+    end >= start, so out-of-range bounds give a shorter or empty slice.
+    step must be positive. The result has (end - start + step - 1) / step
+    elements along dim, self's sizes elsewhere. LTC passes start and end as
+    `aten.IntImplicit` of 0-dim literals.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_OptionalInt:$start, Torch_OptionalInt:$end,
+                       Torch_Int:$step);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenSliceScatterOp : Torch_AtenOp<"slice_scatter"> {
+  let summary = "self with self[start:end:step] along dim replaced by src";
+  let description = [{
+    start/end/step as in slice_copy.Tensor; src has the slice's shape (and is
+    converted to self's dtype); the result has self's type.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src, Torch_Int:$dim,
+                       Torch_OptionalInt:$start, Torch_OptionalInt:$end,
+                       Torch_Int:$step);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenCatOp : Torch_AtenOp<"cat"> {
+  let summary = "concatenation of a list of tensors along dim";
+  let description = [{
+    `tensors` is a `torch.prim.ListConstruct` of vtensors (of different
+    shapes: see that op). All have the result's rank and its sizes except at
+    dim, where the sizes add up to the result's; 1-D empty tensors ([0]) are
+    skipped, as in ATen. Elements are converted to the result dtype (ATen's
+    promoted dtype).
+  }];
+  let arguments = (ins Torch_List:$tensors, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenStackOp : Torch_AtenOp<"stack"> {
+  let summary = "the list's tensors stacked along a new dim";
+  let description = [{
+    `tensors` is a `torch.prim.ListConstruct` of vtensors of one shape; the
+    result has that shape with a dim of size len(tensors) inserted at dim
+    (which wraps with rank + 1). Elements are converted to the result dtype.
+  }];
+  let arguments = (ins Torch_List:$tensors, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenIndexSelectOp : Torch_AtenOp<"index_select"> {
+  let summary = "self's entries at the positions index along dim";
+  let description = [{
+    index is a 0-d or 1-D si64/si32 tensor; the result has self's shape with
+    dim's size replaced by index's number of elements. An index outside
+    [0, size) is a runtime check failure ("index out of range in self").
+    (The backward, index_add, has no lazy kernel in torch 1.13.)
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_VTensor:$index);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
 }
