@@ -25,7 +25,7 @@ def build(batch):
     return model, x, y
 
 
-def run(mode, steps, warmup, batch):
+def run(mode, steps, warmup, batch, set_to_none):
     import torch._lazy
     if mode == "ltc_mlir":
         import ltc_mlir
@@ -40,7 +40,7 @@ def run(mode, steps, warmup, batch):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
 
     def step():
-        opt.zero_grad()
+        opt.zero_grad(set_to_none=set_to_none)
         loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()
         opt.step()
@@ -80,12 +80,15 @@ def main():
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--threads", type=int, default=None,
                    help="torch.set_num_threads for every mode (ltc_mlir follows it)")
+    p.add_argument("--set-to-none", action="store_true",
+                   help="opt.zero_grad(set_to_none=True) (torch 2.x default; avoids torch "
+                        "1.13 LTC's growing memory with zeroed grads)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.child:
-        print(json.dumps(run(args.child, args.steps, args.warmup, args.batch)))
+        print(json.dumps(run(args.child, args.steps, args.warmup, args.batch, args.set_to_none)))
         return
 
     results = {}
@@ -94,6 +97,8 @@ def main():
                "--warmup", str(args.warmup), "--batch", str(args.batch)]
         if args.threads:
             cmd += ["--threads", str(args.threads)]
+        if args.set_to_none:
+            cmd += ["--set-to-none"]
         proc = subprocess.run(cmd, capture_output=True, text=True, env=os.environ)
         if proc.returncode != 0:
             print(f"{mode}: failed\n{proc.stderr[-2000:]}")
@@ -102,7 +107,7 @@ def main():
 
     eager = results.get("eager", {}).get("ms_per_step")
     print(f"MLP train step, batch {args.batch}, {torch.get_num_threads()} torch thread(s), "
-          f"{args.steps} timed steps")
+          f"{args.steps} timed steps, zero_grad(set_to_none={args.set_to_none})")
     print(f"{'backend':<10} {'ms/step':>9} {'vs eager':>9} {'1st step ms':>12}")
     for mode, r in results.items():
         ratio = r["ms_per_step"] / eager if eager else float("nan")

@@ -7,6 +7,7 @@
 // progress (an OpenMP worker, if a check ever sits inside a parallel loop)
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
+#include "ltc_mlir/runtime/buffer_cache.h"
 
 #include <atomic>
 #include <cstring>
@@ -44,6 +45,14 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return reinterpret_cast<void *>(&ltc_mlir_rt_check_failed);
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
+  // MLIR's generic allocation functions (finalize-memref-to-llvm
+  // {use-generic-functions}): temporaries go through the buffer cache.
+  if (name == "_mlir_memref_to_llvm_alloc")
+    return reinterpret_cast<void *>(&ltc_mlir_rt_alloc);
+  if (name == "_mlir_memref_to_llvm_aligned_alloc")
+    return reinterpret_cast<void *>(&ltc_mlir_rt_aligned_alloc);
+  if (name == "_mlir_memref_to_llvm_free")
+    return reinterpret_cast<void *>(&ltc_mlir_rt_free);
   return nullptr;
 }
 

@@ -268,3 +268,39 @@ TEST(RuntimeOpenMP, ThreadCountIsClampedToOne) {
   EXPECT_EQ(getNumThreads(), 2);
   setNumThreads(1);
 }
+
+#include "ltc_mlir/runtime/buffer_cache.h"
+
+#include <cstdint>
+
+TEST(RuntimeBufferCache, ReusesFreedBlocksOfTheSameSizeAligned) {
+  releaseCachedBuffers();
+  const size_t size = 1 << 20;
+  void *a = ltc_mlir_rt_alloc(size);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  ltc_mlir_rt_free(a);
+  EXPECT_GE(cachedBufferBytes(), size);
+  void *b = ltc_mlir_rt_alloc(size); // same rounded size: the cached block
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(cachedBufferBytes(), 0u);
+  void *c = ltc_mlir_rt_alloc(size); // the block is in use: a new one
+  EXPECT_NE(b, c);
+  ltc_mlir_rt_free(b);
+  ltc_mlir_rt_free(c);
+  releaseCachedBuffers();
+  EXPECT_EQ(cachedBufferBytes(), 0u);
+}
+
+TEST(RuntimeBufferCache, SmallAndOverAlignedBlocksAreNotCached) {
+  releaseCachedBuffers();
+  void *small = ltc_mlir_rt_alloc(100);
+  ltc_mlir_rt_free(small);
+  EXPECT_EQ(cachedBufferBytes(), 0u);
+  void *wide = ltc_mlir_rt_aligned_alloc(4096, 1 << 20);
+  ASSERT_NE(wide, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(wide) % 4096, 0u);
+  ltc_mlir_rt_free(wide);
+  EXPECT_EQ(cachedBufferBytes(), 0u);
+  ltc_mlir_rt_free(nullptr); // like free(NULL)
+}

@@ -8,6 +8,8 @@
 
 #include "ltc_mlir/Compiler/Compiler.h"
 
+#include <cstdlib>
+
 #include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchTypes.h"
 #include "ltc_mlir/InitAll.h"
@@ -64,6 +66,19 @@ std::string printToString(Operation *op) {
   llvm::raw_string_ostream os(s);
   op->print(os);
   return s;
+}
+
+// MLIR's generic allocation functions, used by the generated code for its
+// temporaries, map to the C library when the caller's resolver (normally
+// the runtime's caching allocator) does not provide them.
+void *defaultSymbol(StringRef name) {
+  if (name == "_mlir_memref_to_llvm_alloc")
+    return reinterpret_cast<void *>(&std::malloc);
+  if (name == "_mlir_memref_to_llvm_aligned_alloc")
+    return reinterpret_cast<void *>(&std::aligned_alloc);
+  if (name == "_mlir_memref_to_llvm_free")
+    return reinterpret_cast<void *>(&std::free);
+  return nullptr;
 }
 
 bool writeFile(const std::string &path, StringRef contents) {
@@ -310,6 +325,8 @@ bool Compilation::jit(CompiledFunction &function) {
     auto resolve = [&](StringRef name) {
       void *address =
           options.symbolResolver ? options.symbolResolver(name.str()) : nullptr;
+      if (!address)
+        address = defaultSymbol(name);
       if (address)
         externals[name] = address;
       else if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))

@@ -57,7 +57,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << "convert-scf-to-openmp,canonicalize,";
   // LLVM dialect. expand-strided-metadata emits affine.apply, so it runs
   // before lower-affine; memref must be finalized before scf-to-cf.
-  os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm,"
+  os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
      << "convert-scf-to-cf,"
      << "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
      << "convert-math-to-llvm,convert-math-to-libm,arith-expand,"
