@@ -146,6 +146,22 @@ bool isNone(Value value) {
   return isa<torch::NoneType>(lookThroughCasts(value).getType());
 }
 
+std::optional<int64_t> getConstantScalarTensor(Value tensor, bool isUnsigned) {
+  tensor = lookThroughCasts(tensor);
+  Attribute attr;
+  if (auto c = tensor.getDefiningOp<arith::ConstantOp>())
+    attr = c.getValue();
+  else if (auto lit = tensor.getDefiningOp<torch::ValueTensorLiteralOp>())
+    attr = lit.getValue();
+  auto elements = dyn_cast_or_null<DenseIntElementsAttr>(attr);
+  if (!elements || elements.getNumElements() != 1)
+    return std::nullopt;
+  APInt v = *elements.value_begin<APInt>();
+  if (v.getBitWidth() == 1 || isUnsigned)
+    return static_cast<int64_t>(v.getZExtValue());
+  return v.getSExtValue();
+}
+
 std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
   int64_t wrapRank = std::max<int64_t>(rank, 1);
   if (dim < -wrapRank || dim >= wrapRank)

@@ -75,6 +75,11 @@ std::optional<bool> getConstantBool(mlir::Value value);
 /// Elements of a `torch.prim.ListConstruct` of constant ints.
 std::optional<llvm::SmallVector<int64_t>> getConstantIntList(mlir::Value value);
 bool isNone(mlir::Value value);
+/// The value of a 0-dim integer tensor constant (arith.constant or
+/// torch.vtensor.literal): zero-extended for bool and when `isUnsigned`
+/// (ui8), sign-extended otherwise.
+std::optional<int64_t> getConstantScalarTensor(mlir::Value tensor,
+                                               bool isUnsigned);
 
 /// Wraps a possibly negative dim into [0, rank) like ATen's maybe_wrap_dim
 /// (a 0-dim tensor accepts dims -1 and 0). std::nullopt when out of range.

@@ -6,6 +6,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <type_traits>
+
 using namespace mlir;
 
 #include "ltc_mlir/Dialect/Torch/IR/TorchDialect.cpp.inc"
@@ -332,18 +334,55 @@ static LogicalResult verifySameType(Operation *op, ValueTensorType self,
   return success();
 }
 
-LogicalResult AtenSelectCopyIntOp::verify() {
-  ValueTensorType self = getSelf().getType();
-  if (failed(verifySameDtype(*this, self, getType())))
-    return failure();
+/// The checks select_copy.int, slice_copy.Tensor and their scatters share:
+/// a copy's result has self's dtype and a scatter's result self's type; a
+/// constant dim is in range for self; the slice (a copy's result, a
+/// scatter's src) has self's shape without dim (select) or with another
+/// size at dim (slice). Returns the wrapped dim (see verifyDimOperand).
+template <typename OpTy>
+static FailureOr<std::optional<int64_t>> verifyDimSliceOp(OpTy op) {
+  constexpr bool isSelect = std::is_same_v<OpTy, AtenSelectCopyIntOp> ||
+                            std::is_same_v<OpTy, AtenSelectScatterOp>;
+  constexpr bool isScatter = std::is_same_v<OpTy, AtenSelectScatterOp> ||
+                             std::is_same_v<OpTy, AtenSliceScatterOp>;
+  ValueTensorType self = op.getSelf().getType();
+  ValueTensorType slice;
+  StringRef sliceName;
+  if constexpr (isScatter) {
+    if (failed(verifySameType(op, self, op.getType())))
+      return failure();
+    slice = op.getSrc().getType();
+    sliceName = "src";
+  } else {
+    if (failed(verifySameDtype(op, self, op.getType())))
+      return failure();
+    slice = op.getType();
+    sliceName = "result";
+  }
   FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), self.getRank());
-  if (failed(dim) ||
-      failed(verifyDimRemoved(*this, self, getType(), *dim, "result")))
+      verifyDimOperand(op, op.getDim(), self.getRank());
+  if (failed(dim))
+    return failure();
+  if (failed(isSelect ? verifyDimRemoved(op, self, slice, *dim, sliceName)
+                      : verifySameExceptDim(op, self, slice, *dim, sliceName)))
+    return failure();
+  return dim;
+}
+
+/// Checks that a constant slice `step` is positive.
+static LogicalResult verifySliceStep(Operation *op, Value step) {
+  if (std::optional<int64_t> s = getConstantIntOperand(step); s && *s <= 0)
+    return op->emitOpError() << "slice step must be positive, got " << *s;
+  return success();
+}
+
+LogicalResult AtenSelectCopyIntOp::verify() {
+  FailureOr<std::optional<int64_t>> dim = verifyDimSliceOp(*this);
+  if (failed(dim))
     return failure();
   std::optional<int64_t> index = getConstantIntOperand(getIndex());
   if (*dim && index) {
-    int64_t size = self.getSizes()[**dim];
+    int64_t size = getSelf().getType().getSizes()[**dim];
     if (*index < -size || *index >= size)
       return emitOpError() << "index " << *index << " is out of range for dim "
                            << **dim << " of size " << size;
@@ -351,101 +390,89 @@ LogicalResult AtenSelectCopyIntOp::verify() {
   return success();
 }
 
-LogicalResult AtenSelectScatterOp::verify() {
-  ValueTensorType self = getSelf().getType();
-  if (failed(verifySameType(*this, self, getType())))
-    return failure();
-  FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), self.getRank());
-  if (failed(dim))
-    return failure();
-  return verifyDimRemoved(*this, self, getSrc().getType(), *dim, "src");
-}
+LogicalResult AtenSelectScatterOp::verify() { return verifyDimSliceOp(*this); }
 
 LogicalResult AtenSliceCopyTensorOp::verify() {
   ValueTensorType self = getSelf().getType();
-  if (failed(verifySameDtype(*this, self, getType())))
-    return failure();
-  FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), self.getRank());
-  if (failed(dim) ||
-      failed(verifySameExceptDim(*this, self, getType(), *dim, "result")))
+  FailureOr<std::optional<int64_t>> dim = verifyDimSliceOp(*this);
+  if (failed(dim))
     return failure();
   if (*dim && getType().getSizes()[**dim] > self.getSizes()[**dim])
     return emitOpError() << "result shape " << shapeStr(getType().getSizes())
                          << " is larger than self's "
                          << shapeStr(self.getSizes()) << " at dim " << **dim;
-  if (std::optional<int64_t> step = getConstantIntOperand(getStep());
-      step && *step <= 0)
-    return emitOpError() << "slice step must be positive, got " << *step;
-  return success();
+  return verifySliceStep(*this, getStep());
 }
 
 LogicalResult AtenSliceScatterOp::verify() {
-  ValueTensorType self = getSelf().getType();
-  if (failed(verifySameType(*this, self, getType())))
+  if (failed(verifyDimSliceOp(*this)))
     return failure();
-  FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), self.getRank());
-  if (failed(dim) ||
-      failed(verifySameExceptDim(*this, self, getSrc().getType(), *dim, "src")))
+  return verifySliceStep(*this, getStep());
+}
+
+/// What cat and stack check first: `tensors` is a list of tensors and a
+/// constant dim is in range for the result. `list` is left null when the
+/// list's elements are not known here (nothing more can be checked); `dim`
+/// is the wrapped dim (see verifyDimOperand).
+template <typename OpTy>
+static LogicalResult verifyTensorList(OpTy op, PrimListConstructOp &list,
+                                      std::optional<int64_t> &dim) {
+  if (!llvm::isa<ValueTensorType>(
+          llvm::cast<ListType>(op.getTensors().getType()).getElementType()))
+    return op.emitOpError("expects a list of tensors");
+  list = op.getTensors().template getDefiningOp<PrimListConstructOp>();
+  if (!list)
+    return success();
+  FailureOr<std::optional<int64_t>> d =
+      verifyDimOperand(op, op.getDim(), op.getType().getRank());
+  if (failed(d))
     return failure();
-  if (std::optional<int64_t> step = getConstantIntOperand(getStep());
-      step && *step <= 0)
-    return emitOpError() << "slice step must be positive, got " << *step;
+  dim = *d;
   return success();
 }
 
 LogicalResult AtenCatOp::verify() {
-  auto list = getTensors().getDefiningOp<PrimListConstructOp>();
-  if (!llvm::isa<ValueTensorType>(
-          llvm::cast<ListType>(getTensors().getType()).getElementType()))
-    return emitOpError("expects a list of tensors");
+  PrimListConstructOp list;
+  std::optional<int64_t> dim;
+  if (failed(verifyTensorList(*this, list, dim)))
+    return failure();
   if (!list)
     return success();
   ValueTensorType result = getType();
-  FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), result.getRank());
-  if (failed(dim))
-    return failure();
   int64_t total = 0;
   for (auto [i, element] : llvm::enumerate(list.getElements())) {
     auto type = llvm::cast<ValueTensorType>(element.getType());
     // ATen skips 1-D empty tensors (legacy behaviour).
     if (type.getRank() == 1 && type.getSizes()[0] == 0 && result.getRank() != 1)
       continue;
-    if (failed(verifySameExceptDim(*this, result, type, *dim,
+    if (failed(verifySameExceptDim(*this, result, type, dim,
                                    "tensor #" + std::to_string(i))))
       return failure();
-    if (*dim)
-      total += type.getSizes()[**dim];
+    if (dim)
+      total += type.getSizes()[*dim];
   }
-  if (*dim && total != result.getSizes()[**dim])
-    return emitOpError() << "the tensors' sizes at dim " << **dim
+  if (dim && total != result.getSizes()[*dim])
+    return emitOpError() << "the tensors' sizes at dim " << *dim
                          << " add up to " << total << ", but the result is "
                          << shapeStr(result.getSizes());
   return success();
 }
 
 LogicalResult AtenStackOp::verify() {
-  if (!llvm::isa<ValueTensorType>(
-          llvm::cast<ListType>(getTensors().getType()).getElementType()))
-    return emitOpError("expects a list of tensors");
-  auto list = getTensors().getDefiningOp<PrimListConstructOp>();
+  PrimListConstructOp list;
+  std::optional<int64_t> dim;
+  if (failed(verifyTensorList(*this, list, dim)))
+    return failure();
   if (!list)
     return success();
   ValueTensorType result = getType();
-  FailureOr<std::optional<int64_t>> dim =
-      verifyDimOperand(*this, getDim(), result.getRank());
-  if (failed(dim))
-    return failure();
   for (auto [i, element] : llvm::enumerate(list.getElements()))
     if (failed(verifyDimRemoved(*this, result,
                                 llvm::cast<ValueTensorType>(element.getType()),
-                                *dim, "tensor #" + std::to_string(i))))
+                                dim, "tensor #" + std::to_string(i))))
       return failure();
-  if (*dim && result.getSizes()[**dim] !=
-                  static_cast<int64_t>(list.getElements().size()))
+  if (dim && result.getSizes()[*dim] !=
+                 static_cast<int64_t>(list.getElements().size()))
     return emitOpError() << "stacks " << list.getElements().size()
                          << " tensors, but the result is "
                          << shapeStr(result.getSizes());
