@@ -1,0 +1,112 @@
+#include "ltc_backend/graph_runner.h"
+
+#include <ATen/Functions.h>
+#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
+
+#include <map>
+
+#include "ltc_backend/config.h"
+#include "ltc_mlir/runtime/openmp.h"
+
+namespace ltc_mlir {
+namespace backend {
+
+using torch::lazy::BackendDataPtr;
+using torch::lazy::BackendDevice;
+using torch::lazy::TSData;
+
+std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
+                                      c10::ArrayRef<BackendDataPtr> arguments,
+                                      const BackendDevice& device) {
+  const runtime::Executable& exe = *comp.executable;
+  TORCH_CHECK(arguments.size() == exe.inputs().size(), "ltc_mlir: graph ", comp.name,
+              " expects ", exe.inputs().size(), " arguments, got ", arguments.size());
+  std::vector<at::Tensor> keep_alive;
+  std::map<size_t, at::Tensor> keep_alive_by_input;  // input index -> buffer passed
+  std::vector<runtime::Arg> inputs;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    auto data = std::static_pointer_cast<TSData>(arguments[i]);
+    const runtime::ArgSpec& spec = exe.inputs()[i];
+    if (spec.kind == runtime::ArgKind::Int || spec.kind == runtime::ArgKind::Float) {
+      TORCH_CHECK(data->scalar.has_value(), "ltc_mlir: argument ", i, " of ", comp.name,
+                  " should be a scalar");
+      inputs.push_back(spec.kind == runtime::ArgKind::Int
+                           ? runtime::Arg::integer(data->scalar->toLong())
+                           : runtime::Arg::floating(data->scalar->toDouble()));
+      continue;
+    }
+    const torch::lazy::Shape& shape = comp.parameter_shapes()[i];
+    at::Tensor t = data->scalar.has_value()
+                       ? at::scalar_tensor(*data->scalar, at::TensorOptions().dtype(shape.scalar_type()))
+                       : data->data();
+    TORCH_CHECK(t.defined(), "ltc_mlir: argument ", i, " of ", comp.name, " has no data");
+    if (t.scalar_type() != shape.scalar_type()) t = t.to(shape.scalar_type());
+    if (!t.is_contiguous()) t = t.contiguous();
+    TORCH_CHECK(t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i, " of ",
+                comp.name, " has shape ", t.sizes(), ", compiled for ", c10::IntArrayRef(spec.shape));
+    inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
+    keep_alive_by_input[i] = t;
+    keep_alive.push_back(std::move(t));
+  }
+  std::vector<at::Tensor> out_tensors;
+  std::vector<runtime::Arg> outputs;
+  const bool steady = comp.executions.load() > 2;
+  for (const runtime::ArgSpec& spec : exe.outputs()) {
+    (void)spec;
+    size_t r = out_tensors.size();
+    // The shape of result r is that of the first graph output it feeds.
+    for (size_t i = 0; i < comp.outputs.size(); ++i) {
+      if (comp.outputs[i].source == OutputSource::kResult && comp.outputs[i].index == r) {
+        const torch::lazy::Shape& s = comp.result_shapes()[i];
+        // One-shot graphs allocate; graphs that repeat (a training step)
+        // recycle the buffers their previous outputs released.
+        out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
+                                     : at::empty(s.sizes(),
+                                                 at::TensorOptions().dtype(s.scalar_type())));
+        break;
+      }
+    }
+    TORCH_CHECK(out_tensors.size() == r + 1, "ltc_mlir: result ", r, " of ", comp.name,
+                " feeds no graph output");
+    outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
+  }
+  runtime::setNumThreads(GetNumThreads());
+  exe.run(inputs, outputs);
+  // LTC buffers are never written after they are produced, so a graph
+  // output that repeats a result or passes an input through shares it,
+  // as with the TorchScript backend.
+  std::vector<BackendDataPtr> results;
+  for (size_t i = 0; i < comp.outputs.size(); ++i) {
+    const OutputRef& ref = comp.outputs[i];
+    if (ref.source == OutputSource::kInput) {
+      results.push_back(std::make_shared<TSData>(keep_alive_by_input.at(ref.index),
+                                                 comp.result_shapes()[i], device));
+    } else {
+      results.push_back(
+          std::make_shared<TSData>(out_tensors[ref.index], comp.result_shapes()[i], device));
+    }
+  }
+  return results;
+}
+
+std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
+                                        c10::ArrayRef<BackendDataPtr> arguments,
+                                        const BackendDevice& device) {
+  torch::jit::Stack stack;
+  for (const BackendDataPtr& arg : arguments) {
+    auto data = std::static_pointer_cast<TSData>(arg);
+    if (data->scalar.has_value()) stack.emplace_back(*data->scalar);
+    else stack.emplace_back(data->data());
+  }
+  comp.fallback_executor().run(stack);
+  std::vector<BackendDataPtr> results;
+  for (const c10::IValue& v : stack) {
+    at::Tensor t = v.toTensor();
+    results.push_back(std::make_shared<TSData>(
+        t, torch::lazy::Shape(t.scalar_type(), t.sizes().vec()), device));
+  }
+  return results;
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

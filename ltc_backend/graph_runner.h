@@ -1,0 +1,27 @@
+// graph_runner: executes a compiled graph on LTC's BackendData, natively
+// through the runtime or through the TorchScript fallback executor.
+#pragma once
+
+#include <torch/csrc/lazy/backend/backend_data.h>
+
+#include <vector>
+
+#include "ltc_backend/computation.h"
+
+namespace ltc_mlir {
+namespace backend {
+
+// Inputs' host buffers are passed without copies; outputs come from the
+// computation's buffer pool once the graph repeats. Graph outputs that pass
+// an input through, or repeat a result, share its buffer.
+std::vector<torch::lazy::BackendDataPtr> RunNative(
+    MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
+    const torch::lazy::BackendDevice& device);
+
+// The whole graph through torch::jit::GraphExecutor, as torch's TS backend.
+std::vector<torch::lazy::BackendDataPtr> RunFallback(
+    MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
+    const torch::lazy::BackendDevice& device);
+
+}  // namespace backend
+}  // namespace ltc_mlir
