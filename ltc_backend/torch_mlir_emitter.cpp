@@ -50,6 +50,23 @@ std::string FloatAttrText(double v) {
   return std::string(buf) + " : f64";
 }
 
+// An MLIR string attribute: printable ASCII as is, `"` and `\\` and every
+// other byte as a two-digit hex escape (\XX), which MLIR's lexer accepts.
+std::string StringAttrText(const std::string& v) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (unsigned char c : v) {
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += '\\';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  return out + "\"";
+}
+
 class Emitter {
  public:
   Emitter(const torch::jit::Graph& graph,
@@ -187,10 +204,24 @@ class Emitter {
       }
       Bind(out, EmitOp("torch.prim.ListConstruct", elems, types, "", "!torch.list<int>"),
            "!torch.list<int>");
+    } else if (iv->isBoolList()) {
+      std::vector<std::string> elems, types;
+      for (bool v : iv->toBoolList()) {
+        elems.push_back(EmitOp("torch.constant.bool", {}, {},
+                               std::string("value = ") + (v ? "true" : "false"),
+                               "!torch.bool"));
+        types.push_back("!torch.bool");
+      }
+      Bind(out, EmitOp("torch.prim.ListConstruct", elems, types, "", "!torch.list<bool>"),
+           "!torch.list<bool>");
+    } else if (iv->isString()) {
+      Bind(out, EmitOp("torch.constant.str", {}, {},
+                       "value = " + StringAttrText(iv->toStringRef()), "!torch.str"),
+           "!torch.str");
     } else if (iv->isTensor()) {
       EmitTensorLiteral(out, iv->toTensor());
     } else {
-      // Devices, strings, layouts: nothing in the dialect takes them.
+      // Devices, layouts: nothing in the dialect takes them.
       Unsupported("prim::Constant", "constant of type " + out->type()->str());
     }
   }
@@ -291,6 +322,13 @@ class Emitter {
     return c10::TensorType::createContiguous(*in->scalarType(), c10::kCPU, sizes);
   }
 
+  // A tensor output without a known dtype or shape.
+  static bool IsUndefinedTensor(const torch::jit::Value* out) {
+    auto tt = out->type()->cast<c10::TensorType>();
+    return tt && (!tt->scalarType() || !tt->sizes().concrete_sizes() ||
+                  DtypeName(*tt->scalarType()).empty());
+  }
+
   // Type text of a node output: tensors need the complete type LTC gave them.
   bool ResultType(const torch::jit::Node* node, const torch::jit::Value* out,
                   std::string* type) {
@@ -343,6 +381,13 @@ class Emitter {
     std::vector<std::string> result_types;
     for (const torch::jit::Value* out : node->outputs()) {
       std::string t;
+      if (node->outputs().size() > 1 && out->uses().empty() && IsUndefinedTensor(out)) {
+        // An output ATen leaves undefined (e.g. native_layer_norm_backward's
+        // grad_bias when there is no bias): LTC gives it no dtype. Nothing
+        // reads it, so any type does; the lowering fills it with zeros.
+        result_types.push_back("!torch.vtensor<[0],f32>");
+        continue;
+      }
       if (!ResultType(node, out, &t)) return;
       result_types.push_back(t);
     }

@@ -59,8 +59,12 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // before lower-affine; memref must be finalized before scf-to-cf.
   os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
      << "convert-scf-to-cf,"
+     // Math before vectors: convert-math-to-libm unrolls a vector op with no
+     // LLVM intrinsic (math.erf) into vector.extract/insert around scalar
+     // libm calls, which convert-vector-to-llvm must still see.
+     << "convert-math-to-llvm,convert-math-to-libm,"
      << "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-     << "convert-math-to-llvm,convert-math-to-libm,arith-expand,"
+     << "arith-expand,"
      << "convert-arith-to-llvm,convert-index-to-llvm,convert-ub-to-llvm,"
      << "convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,"
      << "reconcile-unrealized-casts,canonicalize,cse";

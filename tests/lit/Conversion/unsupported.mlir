@@ -32,3 +32,13 @@ func.func @bool_add(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>, %alp
   %0 = torch.aten.add.Tensor %a, %b, %alpha : (!torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>, !torch.int) -> !torch.vtensor<[2],i1>
   return %0 : !torch.vtensor<[2],i1>
 }
+
+// -----
+
+// An unknown approximation is not lowered (the graph falls back).
+func.func @gelu_unknown(%x: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
+  %s = torch.constant.str "fast"
+  // expected-error @+1 {{unsupported op 'torch.aten.gelu': approximate must be a constant "none" or "tanh"}}
+  %0 = torch.aten.gelu %x, %s : (!torch.vtensor<[4],f32>, !torch.str) -> !torch.vtensor<[4],f32>
+  return %0 : !torch.vtensor<[4],f32>
+}

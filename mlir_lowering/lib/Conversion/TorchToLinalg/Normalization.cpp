@@ -1,4 +1,4 @@
-//===- Normalization.cpp - softmax / log_softmax and their backward -------===//
+//===- Normalization.cpp - softmax, log_softmax, layer_norm, backwards ----===//
 //
 // Each op is a short chain of linalg.generic ops over the input shape: row
 // reductions along `dim` (results drop that dim) and elementwise ops that
@@ -271,6 +271,422 @@ protected:
   }
 };
 
+//===----------------------------------------------------------------------===//
+// native_layer_norm and its backward: the input is viewed as [M, N] (N the
+// product of normalized_shape), statistics are [M], weight/bias [N]. Sums are
+// accumulated in f64 (ATen accumulates float rows with a cascaded Welford,
+// which is as accurate as f64 sums rounded once), the per-element formulas
+// follow ATen's CPU kernels (layer_norm_kernel.cpp) in the input dtype.
+//===----------------------------------------------------------------------===//
+
+/// One linalg.generic over the 2-D iteration space (d0 = row, d1 = column).
+/// `inputMaps` pick full/row/column views; a reduction writes `init` through
+/// `outMap` (row or column), a map writes a full tensor.
+Value build2D(OpBuilder &b, Location loc, RankedTensorType resultType,
+              ValueRange inputs, ArrayRef<AffineMap> inputMaps, AffineMap outMap,
+              Value init, ArrayRef<utils::IteratorType> iterators,
+              function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  SmallVector<AffineMap> maps(inputMaps);
+  maps.push_back(outMap);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{resultType}, inputs, ValueRange{init}, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(nb, nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+struct Maps2D {
+  explicit Maps2D(MLIRContext *ctx)
+      : full(AffineMap::getMultiDimIdentityMap(2, ctx)),
+        row(AffineMap::get(2, 0, getAffineDimExpr(0, ctx))),
+        col(AffineMap::get(2, 0, getAffineDimExpr(1, ctx))) {}
+  AffineMap full, row, col;
+};
+
+Value extF64(OpBuilder &b, Location loc, Value v) {
+  return castScalar(b, loc, v, b.getF64Type());
+}
+
+/// Checks normalized_shape against `inputType` and returns N (and M).
+FailureOr<std::pair<int64_t, int64_t>>
+getLayerNormSizes(Value normalizedShape, RankedTensorType inputType) {
+  std::optional<SmallVector<int64_t>> shape =
+      getConstantIntList(normalizedShape);
+  if (!shape || shape->empty() ||
+      int64_t(shape->size()) > inputType.getRank() ||
+      inputType.getShape().take_back(shape->size()) !=
+          ArrayRef<int64_t>(*shape))
+    return failure();
+  int64_t n = 1, m = 1;
+  for (int64_t s : *shape)
+    n *= s;
+  for (int64_t s : inputType.getShape().drop_back(shape->size()))
+    m *= s;
+  return std::make_pair(m, n);
+}
+
+/// An optional [normalized_shape] operand as [N], or null for None.
+FailureOr<Value> getParam(OpBuilder &b, Location loc, Value converted,
+                          int64_t n, Type elemType) {
+  if (isNone(converted))
+    return Value();
+  auto type = dyn_cast<RankedTensorType>(converted.getType());
+  if (!type || type.getNumElements() != n)
+    return failure();
+  FailureOr<Value> flat = createReshape(
+      b, loc, converted, RankedTensorType::get({n}, type.getElementType()));
+  if (failed(flat))
+    return failure();
+  return castTensor(b, loc, *flat, elemType);
+}
+
+class ConvertNativeLayerNormOp
+    : public TorchConversionPattern<torch::AtenNativeLayerNormOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenNativeLayerNormOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType outType = getTensorType(op.getOut().getType());
+    RankedTensorType meanType = getTensorType(op.getMean().getType());
+    RankedTensorType rstdType = getTensorType(op.getRstd().getType());
+    if (!outType || !meanType || !rstdType)
+      return fail(op, rewriter, "result type is not convertible");
+    Type elemType = outType.getElementType();
+    if (!elemType.isF32() && !elemType.isF64())
+      return fail(op, rewriter, "only f32 and f64 inputs are supported");
+    if (!isa<FloatType>(meanType.getElementType()) ||
+        !isa<FloatType>(rstdType.getElementType()))
+      return fail(op, rewriter, "mean/rstd must be floating point");
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    if (inputType != outType)
+      return fail(op, rewriter, "result type differs from the input type");
+    FailureOr<std::pair<int64_t, int64_t>> sizes =
+        getLayerNormSizes(op.getNormalizedShape(), inputType);
+    if (failed(sizes))
+      return fail(op, rewriter,
+                  "normalized_shape must be a constant suffix of the input "
+                  "shape");
+    auto [m, n] = *sizes;
+    if (meanType.getNumElements() != m || rstdType.getNumElements() != m)
+      return fail(op, rewriter, "mean/rstd do not have one element per row");
+    std::optional<double> eps = getConstantFloat(op.getEps());
+    Location loc = op.getLoc();
+    if (outType.getNumElements() == 0)
+      return fail(op, rewriter, "empty inputs are not supported");
+    FailureOr<Value> weight =
+        getParam(rewriter, loc, adaptor.getWeight(), n, elemType);
+    FailureOr<Value> bias =
+        getParam(rewriter, loc, adaptor.getBias(), n, elemType);
+    if (failed(weight) || failed(bias))
+      return fail(op, rewriter, "weight/bias do not match normalized_shape");
+    FailureOr<Value> x = createReshape(
+        rewriter, loc, adaptor.getInput(),
+        RankedTensorType::get({m, n}, elemType));
+    if (failed(x))
+      return fail(op, rewriter, "cannot view the input as rows");
+
+    MLIRContext *ctx = op.getContext();
+    Maps2D maps(ctx);
+    Type f64 = rewriter.getF64Type();
+    auto rowF64 = RankedTensorType::get({m}, f64);
+    using IT = utils::IteratorType;
+    SmallVector<IT> rowReduce = {IT::parallel, IT::reduction};
+    SmallVector<IT> parallel = {IT::parallel, IT::parallel};
+    Value zero = createScalarConstant(rewriter, loc, f64, 0);
+    Value sum = build2D(
+        rewriter, loc, rowF64, *x, {maps.full}, maps.row,
+        createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          return arith::AddFOp::create(b, l, extF64(b, l, a[0]), a[1]);
+        });
+    auto scaleRows = [&](Value t) {
+      return *createElementwiseOp(
+          rewriter, loc, rowF64, t,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return arith::DivFOp::create(
+                b, l, a[0], createScalarConstant(b, l, f64, double(n)));
+          });
+    };
+    Value mean = scaleRows(sum);
+    Value sq = build2D(
+        rewriter, loc, rowF64, ValueRange{*x, mean}, {maps.full, maps.row},
+        maps.row, createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value d = arith::SubFOp::create(b, l, extF64(b, l, a[0]), a[1]);
+          return arith::AddFOp::create(b, l,
+                                       arith::MulFOp::create(b, l, d, d), a[2]);
+        });
+    Value var = scaleRows(sq);
+    Value epsValue =
+        eps ? createScalarConstant(rewriter, loc, f64, *eps)
+            : castScalar(rewriter, loc, adaptor.getEps(), f64);
+    // rstd = 1 / sqrt(var + eps), ATen's formula (not rsqrt).
+    Value rstd = *createElementwiseOp(
+        rewriter, loc, rowF64, var,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value s = math::SqrtOp::create(b, l,
+                                         arith::AddFOp::create(b, l, a[0],
+                                                               epsValue));
+          return arith::DivFOp::create(
+              b, l, createScalarConstant(b, l, f64, 1), s);
+        });
+    // The statistics in their dtype; the output uses them in the input
+    // dtype (ATen's T_ACC is float for float inputs).
+    Value meanT = castTensor(rewriter, loc, mean, elemType);
+    Value rstdT = castTensor(rewriter, loc, rstd, elemType);
+    SmallVector<Value> inputs = {*x, meanT, rstdT};
+    SmallVector<AffineMap> inputMaps = {maps.full, maps.row, maps.row};
+    bool affine = *weight && *bias;
+    if (*weight) {
+      inputs.push_back(*weight);
+      inputMaps.push_back(maps.col);
+    }
+    if (*bias) {
+      inputs.push_back(*bias);
+      inputMaps.push_back(maps.col);
+    }
+    bool hasWeight = bool(*weight), hasBias = bool(*bias);
+    auto fullType = RankedTensorType::get({m, n}, elemType);
+    Value y = build2D(
+        rewriter, loc, fullType, inputs, inputMaps, maps.full,
+        createEmptyTensor(rewriter, loc, fullType), parallel,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value xv = a[0], mv = a[1], rv = a[2];
+          if (affine) {
+            // (x * scale + bias) * gamma + beta, scale = rstd,
+            // bias = -rstd * mean.
+            Value shift = arith::MulFOp::create(
+                b, l, arith::NegFOp::create(b, l, rv), mv);
+            Value t = arith::AddFOp::create(
+                b, l, arith::MulFOp::create(b, l, xv, rv), shift);
+            return arith::AddFOp::create(
+                b, l, arith::MulFOp::create(b, l, t, a[3]), a[4]);
+          }
+          // (x - mean) * rstd * gamma + beta with the missing ones skipped.
+          Value t = arith::MulFOp::create(
+              b, l, arith::SubFOp::create(b, l, xv, mv), rv);
+          size_t next = 3;
+          if (hasWeight)
+            t = arith::MulFOp::create(b, l, t, a[next++]);
+          if (hasBias)
+            t = arith::AddFOp::create(b, l, t, a[next++]);
+          return t;
+        });
+    FailureOr<Value> out = createReshape(rewriter, loc, y, outType);
+    auto statistic = [&](Value f64Value, Value inElemType,
+                         RankedTensorType statType) {
+      Type t = statType.getElementType();
+      return createReshape(rewriter, loc,
+                           t == elemType ? inElemType
+                                         : castTensor(rewriter, loc, f64Value, t),
+                           statType);
+    };
+    FailureOr<Value> meanOut = statistic(mean, meanT, meanType);
+    FailureOr<Value> rstdOut = statistic(rstd, rstdT, rstdType);
+    if (failed(out) || failed(meanOut) || failed(rstdOut))
+      return fail(op, rewriter, "cannot reshape the results");
+    rewriter.replaceOp(op, ValueRange{*out, *meanOut, *rstdOut});
+    return success();
+  }
+};
+
+class ConvertNativeLayerNormBackwardOp
+    : public TorchConversionPattern<torch::AtenNativeLayerNormBackwardOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenNativeLayerNormBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType gradInputType = getTensorType(op.getGradInput().getType());
+    RankedTensorType gradWeightType =
+        getTensorType(op.getGradWeight().getType());
+    RankedTensorType gradBiasType = getTensorType(op.getGradBias().getType());
+    if (!gradInputType || !gradWeightType || !gradBiasType)
+      return fail(op, rewriter, "result type is not convertible");
+    Type elemType = gradInputType.getElementType();
+    if (!elemType.isF32() && !elemType.isF64())
+      return fail(op, rewriter, "only f32 and f64 inputs are supported");
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    auto gradOutType = cast<RankedTensorType>(adaptor.getGradOut().getType());
+    if (inputType != gradInputType || gradOutType != gradInputType)
+      return fail(op, rewriter, "input, grad_out and grad_input types differ");
+    FailureOr<std::pair<int64_t, int64_t>> sizes =
+        getLayerNormSizes(op.getNormalizedShape(), inputType);
+    if (failed(sizes))
+      return fail(op, rewriter,
+                  "normalized_shape must be a constant suffix of the input "
+                  "shape");
+    auto [m, n] = *sizes;
+    std::optional<SmallVector<bool>> mask =
+        getConstantBoolList(op.getOutputMask());
+    if (!mask || mask->size() != 3)
+      return fail(op, rewriter, "output_mask must be 3 constant bools");
+    if (inputType.getNumElements() == 0)
+      return fail(op, rewriter, "empty inputs are not supported");
+    auto meanType = cast<RankedTensorType>(adaptor.getMean().getType());
+    auto rstdType = cast<RankedTensorType>(adaptor.getRstd().getType());
+    if (meanType.getNumElements() != m || rstdType.getNumElements() != m ||
+        !isa<FloatType>(meanType.getElementType()) ||
+        !isa<FloatType>(rstdType.getElementType()))
+      return fail(op, rewriter, "mean/rstd must be float with one value per row");
+    Location loc = op.getLoc();
+    Type f64 = rewriter.getF64Type();
+    FailureOr<Value> gamma =
+        getParam(rewriter, loc, adaptor.getWeight(), n, elemType);
+    if (failed(gamma))
+      return fail(op, rewriter, "weight does not match normalized_shape");
+    auto rows = [&](Value v, bool perRow) -> FailureOr<Value> {
+      auto t = cast<RankedTensorType>(v.getType());
+      SmallVector<int64_t> shape = {m};
+      if (!perRow)
+        shape.push_back(n);
+      return createReshape(rewriter, loc, v,
+                           RankedTensorType::get(shape, t.getElementType()));
+    };
+    FailureOr<Value> x = rows(adaptor.getInput(), false);
+    FailureOr<Value> dy = rows(adaptor.getGradOut(), false);
+    FailureOr<Value> meanRows = rows(adaptor.getMean(), true);
+    FailureOr<Value> rstdRows = rows(adaptor.getRstd(), true);
+    if (failed(x) || failed(dy) || failed(meanRows) || failed(rstdRows))
+      return fail(op, rewriter, "cannot view the operands as rows");
+    Value mean = castTensor(rewriter, loc, *meanRows, f64);
+    Value rstd = castTensor(rewriter, loc, *rstdRows, f64);
+
+    MLIRContext *ctx = op.getContext();
+    Maps2D maps(ctx);
+    using IT = utils::IteratorType;
+    SmallVector<IT> rowReduce = {IT::parallel, IT::reduction};
+    SmallVector<IT> colReduce = {IT::reduction, IT::parallel};
+    SmallVector<IT> parallel = {IT::parallel, IT::parallel};
+    Value zero = createScalarConstant(rewriter, loc, f64, 0);
+    auto fullType = RankedTensorType::get({m, n}, elemType);
+    bool hasGamma = bool(*gamma);
+
+    auto zerosOrReshape = [&](bool wanted, RankedTensorType type,
+                              function_ref<Value()> compute)
+        -> FailureOr<Value> {
+      if (!wanted || type.getNumElements() == 0)
+        return createZeroTensor(rewriter, loc, type);
+      return createReshape(rewriter, loc, compute(), type);
+    };
+
+    FailureOr<Value> gradInput =
+        zerosOrReshape((*mask)[0], gradInputType, [&]() -> Value {
+          // ds = sum(dy * gamma * x), db = sum(dy * gamma) per row.
+          SmallVector<Value> in = {*dy, *x};
+          SmallVector<AffineMap> inMaps = {maps.full, maps.full};
+          if (hasGamma) {
+            in.push_back(*gamma);
+            inMaps.push_back(maps.col);
+          }
+          auto rowF64 = RankedTensorType::get({m}, f64);
+          auto dyGamma = [&](OpBuilder &b, Location l, ValueRange a) {
+            Value d = extF64(b, l, a[0]);
+            return hasGamma ? arith::MulFOp::create(b, l, d, extF64(b, l, a[2]))
+                                  .getResult()
+                            : d;
+          };
+          Value ds = build2D(
+              rewriter, loc, rowF64, in, inMaps, maps.row,
+              createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                Value t = arith::MulFOp::create(b, l, dyGamma(b, l, a),
+                                                extF64(b, l, a[1]));
+                return arith::AddFOp::create(b, l, t, a.back());
+              });
+          Value db = build2D(
+              rewriter, loc, rowF64, in, inMaps, maps.row,
+              createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                return arith::AddFOp::create(b, l, dyGamma(b, l, a), a.back());
+              });
+          // a = rstd, b = (db * mean - ds) * a^3 / N,
+          // c = -b * mean - db * a / N; dx = a * dy * gamma + b * x + c.
+          double scale = 1.0 / double(n);
+          Value bCoeff64 = *createElementwiseOp(
+              rewriter, loc, rowF64, ValueRange{ds, db, mean, rstd},
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                Value t = arith::SubFOp::create(
+                    b, l, arith::MulFOp::create(b, l, a[1], a[2]), a[0]);
+                t = arith::MulFOp::create(b, l, t, a[3]);
+                t = arith::MulFOp::create(b, l, t, a[3]);
+                t = arith::MulFOp::create(b, l, t, a[3]);
+                return arith::MulFOp::create(
+                    b, l, t, createScalarConstant(b, l, f64, scale));
+              });
+          Value cCoeff64 = *createElementwiseOp(
+              rewriter, loc, rowF64, ValueRange{bCoeff64, db, mean, rstd},
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                Value t = arith::MulFOp::create(
+                    b, l, arith::NegFOp::create(b, l, a[0]), a[2]);
+                Value u = arith::MulFOp::create(
+                    b, l, arith::MulFOp::create(b, l, a[1], a[3]),
+                    createScalarConstant(b, l, f64, scale));
+                return arith::SubFOp::create(b, l, t, u);
+              });
+          Value aT = castTensor(rewriter, loc, rstd, elemType);
+          Value bT = castTensor(rewriter, loc, bCoeff64, elemType);
+          Value cT = castTensor(rewriter, loc, cCoeff64, elemType);
+          SmallVector<Value> fin = {*dy, *x, aT, bT, cT};
+          SmallVector<AffineMap> finMaps = {maps.full, maps.full, maps.row,
+                                            maps.row, maps.row};
+          if (hasGamma) {
+            fin.push_back(*gamma);
+            finMaps.push_back(maps.col);
+          }
+          return build2D(
+              rewriter, loc, fullType, fin, finMaps, maps.full,
+              createEmptyTensor(rewriter, loc, fullType), parallel,
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                Value t = arith::MulFOp::create(b, l, a[2], a[0]);
+                if (hasGamma)
+                  t = arith::MulFOp::create(b, l, t, a[5]);
+                Value bx = arith::MulFOp::create(b, l, a[3], a[1]);
+                return arith::AddFOp::create(
+                    b, l, arith::AddFOp::create(b, l, t, bx), a[4]);
+              });
+        });
+
+    auto colF64 = RankedTensorType::get({n}, f64);
+    FailureOr<Value> gradWeight = zerosOrReshape(
+        (*mask)[1] && gradWeightType.getNumElements() == n, gradWeightType,
+        [&]() -> Value {
+          // sum over rows of dy * (x - mean) * rstd.
+          Value sum = build2D(
+              rewriter, loc, colF64, ValueRange{*dy, *x, mean, rstd},
+              {maps.full, maps.full, maps.row, maps.row}, maps.col,
+              createFilledTensor(rewriter, loc, colF64, zero), colReduce,
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                Value xh = arith::MulFOp::create(
+                    b, l,
+                    arith::SubFOp::create(b, l, extF64(b, l, a[1]), a[2]),
+                    a[3]);
+                Value t = arith::MulFOp::create(b, l, extF64(b, l, a[0]), xh);
+                return arith::AddFOp::create(b, l, t, a[4]);
+              });
+          return castTensor(rewriter, loc, sum,
+                            gradWeightType.getElementType());
+        });
+    FailureOr<Value> gradBias = zerosOrReshape(
+        (*mask)[2] && gradBiasType.getNumElements() == n, gradBiasType,
+        [&]() -> Value {
+          Value sum = build2D(
+              rewriter, loc, colF64, ValueRange{*dy}, {maps.full}, maps.col,
+              createFilledTensor(rewriter, loc, colF64, zero), colReduce,
+              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                return arith::AddFOp::create(b, l, extF64(b, l, a[0]), a[1]);
+              });
+          return castTensor(rewriter, loc, sum, gradBiasType.getElementType());
+        });
+    if (failed(gradInput) || failed(gradWeight) || failed(gradBias))
+      return fail(op, rewriter, "cannot reshape the results");
+    rewriter.replaceOp(op, ValueRange{*gradInput, *gradWeight, *gradBias});
+    return success();
+  }
+};
+
 } // namespace
 
 void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
@@ -279,7 +695,8 @@ void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
       ConvertSoftmaxOp<torch::AtenSoftmaxOp, /*IsLog=*/false>,
       ConvertSoftmaxOp<torch::AtenLogSoftmaxOp, true>,
       ConvertSoftmaxBackwardOp<torch::AtenSoftmaxBackwardDataOp, false>,
-      ConvertSoftmaxBackwardOp<torch::AtenLogSoftmaxBackwardDataOp, true>>(
+      ConvertSoftmaxBackwardOp<torch::AtenLogSoftmaxBackwardDataOp, true>,
+      ConvertNativeLayerNormOp, ConvertNativeLayerNormBackwardOp>(
       typeConverter, patterns.getContext());
 }
 

@@ -142,6 +142,27 @@ std::optional<SmallVector<int64_t>> getConstantIntList(Value value) {
   return result;
 }
 
+std::optional<std::string> getConstantStr(Value value) {
+  if (auto op = lookThroughCasts(value).getDefiningOp<torch::ConstantStrOp>())
+    return op.getValue().str();
+  return std::nullopt;
+}
+
+std::optional<SmallVector<bool>> getConstantBoolList(Value value) {
+  auto list =
+      lookThroughCasts(value).getDefiningOp<torch::PrimListConstructOp>();
+  if (!list)
+    return std::nullopt;
+  SmallVector<bool> result;
+  for (Value element : list.getElements()) {
+    std::optional<bool> v = getConstantBool(element);
+    if (!v)
+      return std::nullopt;
+    result.push_back(*v);
+  }
+  return result;
+}
+
 bool isNone(Value value) {
   return isa<torch::NoneType>(lookThroughCasts(value).getType());
 }

@@ -72,6 +72,10 @@ mlir::Value lookThroughCasts(mlir::Value value);
 std::optional<int64_t> getConstantInt(mlir::Value value);
 std::optional<double> getConstantFloat(mlir::Value value);
 std::optional<bool> getConstantBool(mlir::Value value);
+/// The value of a `torch.constant.str`.
+std::optional<std::string> getConstantStr(mlir::Value value);
+/// Elements of a `torch.prim.ListConstruct` of constant bools.
+std::optional<llvm::SmallVector<bool>> getConstantBoolList(mlir::Value value);
 /// Elements of a `torch.prim.ListConstruct` of constant ints.
 std::optional<llvm::SmallVector<int64_t>> getConstantIntList(mlir::Value value);
 bool isNone(mlir::Value value);

@@ -38,6 +38,9 @@ Operation *TorchDialect::materializeConstant(OpBuilder &builder,
   if (llvm::isa<BoolType>(type))
     if (auto attr = llvm::dyn_cast<BoolAttr>(value))
       return ConstantBoolOp::create(builder, loc, type, attr);
+  if (llvm::isa<StringType>(type))
+    if (auto attr = llvm::dyn_cast<StringAttr>(value))
+      return ConstantStrOp::create(builder, loc, type, attr);
   if (llvm::isa<NoneType>(type) && llvm::isa<UnitAttr>(value))
     return ConstantNoneOp::create(builder, loc, type);
   if (llvm::isa<ValueTensorType>(type))
@@ -156,6 +159,7 @@ static LogicalResult verifyMatmulShapes(Operation *op, ValueTensorType lhs,
 OpFoldResult ConstantIntOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantFloatOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantBoolOp::fold(FoldAdaptor) { return getValueAttr(); }
+OpFoldResult ConstantStrOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantNoneOp::fold(FoldAdaptor) {
   return UnitAttr::get(getContext());
 }
@@ -554,6 +558,140 @@ OpFoldResult AtenIntImplicitOp::fold(FoldAdaptor adaptor) {
   int64_t v = isUnsigned ? static_cast<int64_t>(value.getZExtValue())
                          : value.getSExtValue();
   return IntegerAttr::get(IntegerType::get(getContext(), 64), v);
+}
+
+//===----------------------------------------------------------------------===//
+// Layer norm and embedding
+//===----------------------------------------------------------------------===//
+
+/// The ints of a `torch.prim.ListConstruct` of `torch.constant.int`s.
+static std::optional<SmallVector<int64_t>> getConstantIntListOperand(Value v) {
+  auto list = v.getDefiningOp<PrimListConstructOp>();
+  if (!list)
+    return std::nullopt;
+  SmallVector<int64_t> result;
+  for (Value element : list.getElements()) {
+    std::optional<int64_t> i = getConstantIntOperand(element);
+    if (!i)
+      return std::nullopt;
+    result.push_back(*i);
+  }
+  return result;
+}
+
+/// Checks the layer-norm operands that both directions share: input ends
+/// with a constant normalized_shape, weight/bias (if tensors) have that
+/// shape, mean/rstd have input's leading dims then size-1 dims.
+static LogicalResult verifyLayerNormOperands(Operation *op,
+                                             ValueTensorType input,
+                                             Value normalizedShape,
+                                             ArrayRef<Value> params,
+                                             ArrayRef<Type> stats) {
+  std::optional<SmallVector<int64_t>> shape =
+      getConstantIntListOperand(normalizedShape);
+  if (!shape)
+    return success(); // checked by the lowering
+  ArrayRef<int64_t> sizes = input.getSizes();
+  int64_t n = shape->size();
+  if (n == 0 || n > input.getRank() ||
+      sizes.take_back(n) != ArrayRef<int64_t>(*shape))
+    return op->emitOpError()
+           << "normalized_shape " << shapeStr(*shape)
+           << " is not a non-empty suffix of the input shape "
+           << shapeStr(sizes);
+  for (Value param : params)
+    if (auto type = llvm::dyn_cast<ValueTensorType>(param.getType()))
+      if (type.getSizes() != ArrayRef<int64_t>(*shape))
+        return op->emitOpError()
+               << "weight/bias shape " << shapeStr(type.getSizes())
+               << " differs from normalized_shape " << shapeStr(*shape);
+  SmallVector<int64_t> statShape(sizes.drop_back(n));
+  statShape.append(n, 1);
+  for (Type stat : stats)
+    if (llvm::cast<ValueTensorType>(stat).getSizes() !=
+        ArrayRef<int64_t>(statShape))
+      return op->emitOpError()
+             << "mean/rstd shape "
+             << shapeStr(llvm::cast<ValueTensorType>(stat).getSizes())
+             << " is not " << shapeStr(statShape);
+  return success();
+}
+
+LogicalResult AtenNativeLayerNormOp::verify() {
+  ValueTensorType input = getInput().getType();
+  if (failed(verifySameType(*this, input, getOut().getType())))
+    return failure();
+  return verifyLayerNormOperands(*this, input, getNormalizedShape(),
+                                 {getWeight(), getBias()},
+                                 {getMean().getType(), getRstd().getType()});
+}
+
+LogicalResult AtenNativeLayerNormBackwardOp::verify() {
+  ValueTensorType input = getInput().getType();
+  if (getGradOut().getType().getSizes() != input.getSizes())
+    return emitOpError() << "grad_out shape "
+                         << shapeStr(getGradOut().getType().getSizes())
+                         << " differs from the input shape "
+                         << shapeStr(input.getSizes());
+  if (getGradInput().getType().getSizes() != input.getSizes())
+    return emitOpError() << "grad_input shape "
+                         << shapeStr(getGradInput().getType().getSizes())
+                         << " differs from the input shape "
+                         << shapeStr(input.getSizes());
+  return verifyLayerNormOperands(*this, input, getNormalizedShape(),
+                                 {getWeight(), getBias()},
+                                 {getMean().getType(), getRstd().getType()});
+}
+
+static LogicalResult verifyEmbeddingIndices(Operation *op,
+                                            ValueTensorType indices) {
+  if (!indices.getDtype().isSignedInteger(64) &&
+      !indices.getDtype().isSignedInteger(32))
+    return op->emitOpError() << "indices dtype must be si64 or si32, got "
+                             << indices.getDtype();
+  return success();
+}
+
+/// `rows` (embedding result / grad_output) has indices.shape + [dim].
+static LogicalResult verifyEmbeddingRows(Operation *op, ValueTensorType rows,
+                                         ValueTensorType indices, int64_t dim,
+                                         StringRef name) {
+  SmallVector<int64_t> expected(indices.getSizes());
+  expected.push_back(dim);
+  if (rows.getSizes() != ArrayRef<int64_t>(expected))
+    return op->emitOpError() << name << " shape " << shapeStr(rows.getSizes())
+                             << " is not indices.shape + [" << dim
+                             << "] = " << shapeStr(expected);
+  return success();
+}
+
+LogicalResult AtenEmbeddingOp::verify() {
+  ValueTensorType weight = getWeight().getType();
+  if (weight.getRank() != 2)
+    return emitOpError() << "weight must be 2-D, got shape "
+                         << shapeStr(weight.getSizes());
+  if (failed(verifySameDtype(*this, weight, getType())) ||
+      failed(verifyEmbeddingIndices(*this, getIndices().getType())))
+    return failure();
+  return verifyEmbeddingRows(*this, getType(), getIndices().getType(),
+                             weight.getSizes()[1], "result");
+}
+
+LogicalResult AtenEmbeddingDenseBackwardOp::verify() {
+  ValueTensorType result = getType();
+  if (result.getRank() != 2)
+    return emitOpError() << "result must be 2-D, got shape "
+                         << shapeStr(result.getSizes());
+  if (failed(verifySameDtype(*this, getGradOutput().getType(), result)) ||
+      failed(verifyEmbeddingIndices(*this, getIndices().getType())))
+    return failure();
+  if (std::optional<int64_t> n = getConstantIntOperand(getNumWeights());
+      n && *n != result.getSizes()[0])
+    return emitOpError() << "result has " << result.getSizes()[0]
+                         << " rows but num_weights is " << *n;
+  return verifyEmbeddingRows(*this, getGradOutput().getType(),
+                             getIndices().getType(), result.getSizes()[1],
+                             "grad_output");
 }
 
 } // namespace ltc_mlir::torch

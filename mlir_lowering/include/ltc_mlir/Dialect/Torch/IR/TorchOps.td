@@ -45,6 +45,13 @@ def Torch_ConstantNoneOp : Torch_Op<"constant.none", [ConstantLike, Pure]> {
   let assemblyFormat = "attr-dict";
   let hasFolder = 1;
 }
+def Torch_ConstantStrOp : Torch_Op<"constant.str", [ConstantLike, Pure]> {
+  let summary = "TorchScript str constant";
+  let arguments = (ins StrAttr:$value);
+  let results = (outs Torch_Str:$result);
+  let assemblyFormat = "$value attr-dict";
+  let hasFolder = 1;
+}
 def Torch_PrimListConstructOp : Torch_Op<"prim.ListConstruct", [Pure]> {
   let summary = "builds a list; every element has the list's element type";
   let description = [{
@@ -180,6 +187,17 @@ def Torch_AtenTanhBackwardOp : Torch_ElementwiseOp<"tanh_backward"> {
 def Torch_AtenSigmoidBackwardOp : Torch_ElementwiseOp<"sigmoid_backward"> {
   let summary = "grad_output * (1 - output) * output";
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenGeluOp : Torch_ElementwiseOp<"gelu"> {
+  let summary = "x * Phi(x); approximate is \"none\" (erf) or \"tanh\"";
+  let arguments = (ins Torch_VTensor:$self, Torch_Str:$approximate);
+  let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenGeluBackwardOp : Torch_ElementwiseOp<"gelu_backward"> {
+  let summary = "grad_output * d gelu(self) / d self";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Str:$approximate);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -442,6 +460,32 @@ def Torch_AtenIndexSelectOp : Torch_AtenOp<"index_select"> {
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
 }
+def Torch_AtenEmbeddingOp : Torch_AtenOp<"embedding"> {
+  let summary = "rows of weight [V, D] at indices: result indices.shape + [D]";
+  let description = [{
+    indices is an si64/si32 tensor of any shape. An index outside [0, V) is
+    a runtime check failure ("index out of range in self"). padding_idx,
+    scale_grad_by_freq and sparse only matter for the backward.
+  }];
+  let arguments = (ins Torch_VTensor:$weight, Torch_VTensor:$indices,
+                       Torch_Int:$padding_idx, Torch_Bool:$scale_grad_by_freq,
+                       Torch_Bool:$sparse);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenEmbeddingDenseBackwardOp : Torch_AtenOp<"embedding_dense_backward"> {
+  let summary = "[num_weights, D] sums of the grad_output rows per index";
+  let description = [{
+    grad_output has indices.shape + [D]; rows whose index equals padding_idx
+    contribute nothing. With scale_grad_by_freq each row is divided by the
+    number of occurrences of its index.
+  }];
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$indices,
+                       Torch_Int:$num_weights, Torch_Int:$padding_idx,
+                       Torch_Bool:$scale_grad_by_freq);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
 def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy"> {
   let summary = "identity (autograd detach)";
   let arguments = (ins Torch_VTensor:$self);
@@ -517,6 +561,36 @@ def Torch_AtenSoftmaxBackwardDataOp : Torch_AtenOp<"_softmax_backward_data"> {
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output,
                        Torch_Int:$dim, Torch_Int:$input_dtype);
   let results = (outs Torch_VTensor:$result);
+}
+def Torch_AtenNativeLayerNormOp : Torch_AtenOp<"native_layer_norm"> {
+  let summary = "layer norm over the trailing normalized_shape dims; (out, mean, rstd)";
+  let description = [{
+    `input` ends with the dims `normalized_shape` (a list of int constants);
+    weight and bias (optional) have that shape. mean and rstd =
+    1 / sqrt(biased var + eps) have input's leading dims followed by one
+    size-1 dim per normalized dim.
+  }];
+  let arguments = (ins Torch_VTensor:$input, Torch_List:$normalized_shape,
+                       Torch_OptionalVTensor:$weight, Torch_OptionalVTensor:$bias,
+                       Torch_Float:$eps);
+  let results = (outs Torch_VTensor:$out, Torch_VTensor:$mean, Torch_VTensor:$rstd);
+  let hasVerifier = 1;
+}
+def Torch_AtenNativeLayerNormBackwardOp : Torch_AtenOp<"native_layer_norm_backward"> {
+  let summary = "gradients of native_layer_norm: (grad_input, grad_weight, grad_bias)";
+  let description = [{
+    mean and rstd are the forward's statistics. output_mask (a list of three
+    bool constants) says which gradients are wanted; an unwanted one is an
+    undefined tensor in ATen and is returned as zeros (of whatever shape LTC
+    gives it) here.
+  }];
+  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$input,
+                       Torch_List:$normalized_shape, Torch_VTensor:$mean,
+                       Torch_VTensor:$rstd, Torch_OptionalVTensor:$weight,
+                       Torch_OptionalVTensor:$bias, Torch_List:$output_mask);
+  let results = (outs Torch_VTensor:$grad_input, Torch_VTensor:$grad_weight,
+                      Torch_VTensor:$grad_bias);
+  let hasVerifier = 1;
 }
 def Torch_AtenNllLossForwardOp : Torch_AtenOp<"nll_loss_forward"> {
   let summary = "negative log likelihood; returns (output, total_weight)";

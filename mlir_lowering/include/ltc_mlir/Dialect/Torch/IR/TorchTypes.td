@@ -35,6 +35,9 @@ def Torch_BoolType : Torch_Type<"Bool", "bool"> {
 def Torch_NoneType : Torch_Type<"None", "none"> {
   let summary = "TorchScript None";
 }
+def Torch_StringType : Torch_Type<"String", "str"> {
+  let summary = "TorchScript str (e.g. gelu's `approximate`)";
+}
 def Torch_ListType : Torch_Type<"List", "list"> {
   let summary = "TorchScript list, e.g. !torch.list<int>";
   let parameters = (ins "::mlir::Type":$elementType);
@@ -55,6 +58,9 @@ def Torch_Bool : Type<CPred<"::llvm::isa<::ltc_mlir::torch::BoolType>($_self)">,
 def Torch_None : Type<CPred<"::llvm::isa<::ltc_mlir::torch::NoneType>($_self)">,
     "torch none", "::ltc_mlir::torch::NoneType">,
     BuildableType<"::ltc_mlir::torch::NoneType::get($_builder.getContext())">;
+def Torch_Str : Type<CPred<"::llvm::isa<::ltc_mlir::torch::StringType>($_self)">,
+    "torch str", "::ltc_mlir::torch::StringType">,
+    BuildableType<"::ltc_mlir::torch::StringType::get($_builder.getContext())">;
 def Torch_List : Type<CPred<"::llvm::isa<::ltc_mlir::torch::ListType>($_self)">,
                       "torch list", "::ltc_mlir::torch::ListType">;
 
