@@ -165,12 +165,16 @@ class Emitter {
 
   std::string Fresh() { return "%" + std::to_string(next_++); }
 
-  // Emits `%r = "op"(operands) {attrs} : (types) -> type` and returns %r.
+  // Emits `%r = "op"(...)`, or `%r:N = ...` for N > 1 results (then the
+  // results are named %r#0 ... %r#N-1).
   std::string EmitOp(const std::string& op, const std::vector<std::string>& operands,
                      const std::vector<std::string>& operand_types,
-                     const std::string& attrs, const std::string& result_type) {
+                     const std::string& attrs, const std::string& result_type,
+                     size_t num_results = 1) {
     std::string r = Fresh();
-    body_ << "    " << r << " = \"" << op << "\"(";
+    body_ << "    " << r;
+    if (num_results != 1) body_ << ":" << num_results;
+    body_ << " = \"" << op << "\"(";
     for (size_t i = 0; i < operands.size(); ++i) body_ << (i ? ", " : "") << operands[i];
     body_ << ")";
     if (!attrs.empty()) body_ << " {" << attrs << "}";
@@ -397,16 +401,10 @@ class Emitter {
         result_type += (i ? ", " : "") + result_types[i];
       result_type += ")";
     }
-    std::string r = EmitOp(op, operands, types, "", result_type);
+    std::string r = EmitOp(op, operands, types, "", result_type, result_types.size());
     if (node->outputs().size() == 1) {
       Bind(node->output(), r, result_types[0]);
     } else {
-      // Multi-result ops are written `%r:2 = ...`; patch the result name.
-      std::string body = body_.str();
-      size_t pos = body.rfind("    " + r + " = ");
-      body.replace(pos, 4 + r.size(), "    " + r + ":" + std::to_string(result_types.size()));
-      body_.str(body);
-      body_.seekp(0, std::ios_base::end);
       for (size_t i = 0; i < node->outputs().size(); ++i)
         Bind(node->outputs()[i], r + "#" + std::to_string(i), result_types[i]);
     }
