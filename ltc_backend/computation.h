@@ -42,6 +42,8 @@ class MlirComputation : public torch::lazy::Computation {
   std::string name;            // graph_<hash of the torch-dialect text>
   std::string torch_dialect;   // what was handed to mlir_lowering
   std::vector<OutputRef> outputs;  // graph output -> function result or input
+  // Shape of each function result (that of the first graph output it feeds).
+  std::vector<torch::lazy::Shape> function_result_shapes;
   std::shared_ptr<runtime::Executable> executable;  // null: fallback path
   std::vector<std::string> fallback_ops;            // why it fell back, as op names
   std::string fallback_reason;

@@ -67,7 +67,27 @@ std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& co
         d.shape != s.sizes().vec())
       return "output " + std::to_string(i) + " does not match LTC's shape " + s.to_string();
   }
+  for (size_t r = 0; r < fn.outputs.size(); ++r) {
+    bool feeds = std::any_of(comp.outputs.begin(), comp.outputs.end(), [&](const OutputRef& ref) {
+      return ref.source == OutputSource::kResult && ref.index == r;
+    });
+    if (!feeds) return "result " + std::to_string(r) + " feeds no graph output";
+  }
   return "";
+}
+
+// Computed once here rather than on every run.
+std::vector<torch::lazy::Shape> FunctionResultShapes(const MlirComputation& comp,
+                                                     size_t num_results) {
+  std::vector<torch::lazy::Shape> shapes(num_results);
+  std::vector<bool> set(num_results, false);
+  for (size_t i = 0; i < comp.outputs.size(); ++i) {
+    const OutputRef& ref = comp.outputs[i];
+    if (ref.source != OutputSource::kResult || set[ref.index]) continue;
+    shapes[ref.index] = comp.result_shapes()[i];
+    set[ref.index] = true;
+  }
+  return shapes;
 }
 
 void FallBack(MlirComputation& comp, const std::string& why,
@@ -118,6 +138,7 @@ void CompileComputation(MlirComputation& comp) {
   }
   std::string mismatch = CheckSignature(*result.function, comp);
   if (!mismatch.empty()) return FallBack(comp, "internal error: " + mismatch, {});
+  comp.function_result_shapes = FunctionResultShapes(comp, result.function->outputs.size());
 
   std::vector<runtime::ArgSpec> inputs, outputs;
   for (const ValueDesc& d : result.function->inputs)

@@ -3,8 +3,6 @@
 #include <ATen/Functions.h>
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
-#include <map>
-
 #include "ltc_backend/config.h"
 #include "ltc_mlir/runtime/openmp.h"
 
@@ -21,8 +19,7 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   const runtime::Executable& exe = *comp.executable;
   TORCH_CHECK(arguments.size() == exe.inputs().size(), "ltc_mlir: graph ", comp.name,
               " expects ", exe.inputs().size(), " arguments, got ", arguments.size());
-  std::vector<at::Tensor> keep_alive;
-  std::map<size_t, at::Tensor> keep_alive_by_input;  // input index -> buffer passed
+  std::vector<at::Tensor> input_tensors(arguments.size());  // kept alive during the call
   std::vector<runtime::Arg> inputs;
   for (size_t i = 0; i < arguments.size(); ++i) {
     auto data = std::static_pointer_cast<TSData>(arguments[i]);
@@ -45,29 +42,17 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
     TORCH_CHECK(t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i, " of ",
                 comp.name, " has shape ", t.sizes(), ", compiled for ", c10::IntArrayRef(spec.shape));
     inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
-    keep_alive_by_input[i] = t;
-    keep_alive.push_back(std::move(t));
+    input_tensors[i] = std::move(t);
   }
   std::vector<at::Tensor> out_tensors;
   std::vector<runtime::Arg> outputs;
   const bool steady = comp.executions.load() > 2;
-  for (const runtime::ArgSpec& spec : exe.outputs()) {
-    (void)spec;
-    size_t r = out_tensors.size();
-    // The shape of result r is that of the first graph output it feeds.
-    for (size_t i = 0; i < comp.outputs.size(); ++i) {
-      if (comp.outputs[i].source == OutputSource::kResult && comp.outputs[i].index == r) {
-        const torch::lazy::Shape& s = comp.result_shapes()[i];
-        // One-shot graphs allocate; graphs that repeat (a training step)
-        // recycle the buffers their previous outputs released.
-        out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
-                                     : at::empty(s.sizes(),
-                                                 at::TensorOptions().dtype(s.scalar_type())));
-        break;
-      }
-    }
-    TORCH_CHECK(out_tensors.size() == r + 1, "ltc_mlir: result ", r, " of ", comp.name,
-                " feeds no graph output");
+  for (size_t r = 0; r < comp.function_result_shapes.size(); ++r) {
+    const torch::lazy::Shape& s = comp.function_result_shapes[r];
+    // One-shot graphs allocate; graphs that repeat (a training step)
+    // recycle the buffers their previous outputs released.
+    out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
+                                 : at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
     outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
   }
   runtime::setNumThreads(GetNumThreads());
@@ -79,7 +64,7 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   for (size_t i = 0; i < comp.outputs.size(); ++i) {
     const OutputRef& ref = comp.outputs[i];
     if (ref.source == OutputSource::kInput) {
-      results.push_back(std::make_shared<TSData>(keep_alive_by_input.at(ref.index),
+      results.push_back(std::make_shared<TSData>(input_tensors[ref.index],
                                                  comp.result_shapes()[i], device));
     } else {
       results.push_back(

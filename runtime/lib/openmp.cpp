@@ -68,7 +68,6 @@ void setNumThreads(int numThreads) {
 
 int getNumThreads() { return requestedThreads.load(); }
 
-// Called before each execution on the executing thread.
 void applyThreadSettings() {
   OpenMPLibrary &lib = library();
   int n = requestedThreads.load();

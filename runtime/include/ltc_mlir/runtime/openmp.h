@@ -22,6 +22,11 @@ void *resolveOpenMPSymbol(const std::string &name);
 void setNumThreads(int numThreads);
 int getNumThreads();
 
+/// Applies the requested thread count (and blocktime 0 unless the user set
+/// KMP_BLOCKTIME) to libomp for the calling thread; Executable::run calls it
+/// before each execution. Cheap when nothing changed.
+void applyThreadSettings();
+
 /// True when libomp could be loaded; otherwise `openMPLoadError()` says why.
 bool openMPAvailable();
 std::string openMPLoadError();
