@@ -1,6 +1,7 @@
 // Executable: wraps caller buffers in memref descriptors and calls the code.
 #include "ltc_mlir/runtime/executable.h"
 #include "ltc_mlir/runtime/openmp.h"
+#include "ltc_mlir/runtime/symbols.h"
 
 #include <atomic>
 #include <stdexcept>
@@ -8,10 +9,6 @@
 
 namespace ltc_mlir {
 namespace runtime {
-
-// symbols.cpp: the calling thread's check slot, and failures of other threads.
-std::atomic<int64_t> *exchangeCheckSlot(std::atomic<int64_t> *slot);
-int64_t takeOrphanCheckFailure();
 
 namespace {
 

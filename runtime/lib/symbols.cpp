@@ -30,7 +30,6 @@ void recordFirst(std::atomic<int64_t> &slot, int64_t index) {
 
 } // namespace
 
-// Used by executable.cpp.
 std::atomic<int64_t> *exchangeCheckSlot(std::atomic<int64_t> *slot) {
   std::atomic<int64_t> *previous = currentCheckSlot;
   currentCheckSlot = slot;

@@ -10,6 +10,7 @@
 #ifndef LTC_MLIR_RUNTIME_SYMBOLS_H
 #define LTC_MLIR_RUNTIME_SYMBOLS_H
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -36,6 +37,14 @@ void memrefCopy(int64_t elemSize, ltc_mlir_UnrankedMemRef *src,
 
 namespace ltc_mlir {
 namespace runtime {
+
+/// Used by Executable::run to collect ltc_mlir_rt_check_failed reports:
+/// installs `slot` as the calling thread's check slot and returns the
+/// previous one; failures reported from other threads (OpenMP workers) go
+/// to a process-wide slot, which takeOrphanCheckFailure reads and clears
+/// (-1 when empty).
+std::atomic<int64_t> *exchangeCheckSlot(std::atomic<int64_t> *slot);
+int64_t takeOrphanCheckFailure();
 
 /// Address of the runtime function `name` (an `ltc_mlir_rt_*` symbol), or
 /// nullptr for any other name. Thread-safe.
