@@ -10,6 +10,7 @@
 #include "ltc_backend/computation.h"
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
+#include "ltc_backend/inplace_update_flush.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
 
@@ -134,6 +135,7 @@ void InitBackend() {
     if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    RegisterInplaceUpdateFlush();
   });
 }
 
