@@ -7,6 +7,8 @@
 
 #include <mutex>
 
+#include "ltc_backend/failed_step_rollback.h"
+
 namespace ltc_mlir {
 namespace backend {
 namespace {
@@ -24,11 +26,13 @@ void Flush(const at::Tensor& t) {
   if (wrapper->is_up_to_date()) wrapper->apply_updates();
 }
 
-void Flush(const c10::IValue& v) {
+// Calls fn on every tensor of an argument (Tensor, Tensor?, Tensor[]).
+template <typename Fn>
+void ForEachTensor(const c10::IValue& v, Fn fn) {
   if (v.isTensor()) {
-    Flush(v.toTensor());
+    fn(v.toTensor());
   } else if (v.isList()) {  // Tensor[] / Tensor?[] (the _foreach_ ops)
-    for (const c10::IValue& e : v.toListRef()) Flush(e);
+    for (const c10::IValue& e : v.toListRef()) ForEachTensor(e, fn);
   }
 }
 
@@ -40,14 +44,23 @@ void RunAutogradThenFlush(const c10::OperatorHandle& op, c10::DispatchKeySet,
   for (size_t i = 0; i < args.size(); ++i)
     if (args[i].alias_info() && args[i].alias_info()->isWrite())
       written.push_back((*stack)[first + i]);
+  for (const c10::IValue& v : written)
+    ForEachTensor(v, [](const at::Tensor& t) { RememberValueBeforeUpdate(t); });
   // The kernel every other backend gets for this op (VariableType).
   op.callBoxedForDispatchKey(c10::DispatchKey::Autograd, *stack);
   // Replaying a view's update runs view-inverse ops on the unwrapped
   // tensors: below autograd, as inside the functionalization kernels.
   c10::impl::ExcludeDispatchKeyGuard below_autograd(
       c10::autograd_dispatch_keyset_with_ADInplaceOrView);
-  for (const c10::IValue& v : written) Flush(v);
+  for (const c10::IValue& v : written)
+    ForEachTensor(v, [](const at::Tensor& t) { Flush(t); });
 }
+
+// LTC records zero_ as aten::zero(self): the zeroed gradient reads the old
+// one, so every step's graph takes the previous gradients as inputs (and a
+// gradient whose graph failed could never be zeroed). fill_(0) is the same
+// update without that read.
+at::Tensor& ZeroWithoutReadingSelf(at::Tensor& self) { return self.fill_(0); }
 
 }  // namespace
 
@@ -65,10 +78,12 @@ void RegisterInplaceUpdateFlush() {
       if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
           op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
         continue;
+      if (name.name == "aten::zero_") continue;
       std::string qualified = name.name.substr(6);
       if (!name.overload_name.empty()) qualified += "." + name.overload_name;
       lib->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
     }
+    lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));
   });
 }
 

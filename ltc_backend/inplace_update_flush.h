@@ -14,7 +14,8 @@
 // writes a tensor argument: it runs the op's usual autograd kernel, then
 // applies the queued updates of the written tensors right away
 // (FunctionalTensorWrapper::apply_updates), which is what the next sync of an
-// alias would have done.
+// alias would have done. Before the op it lets failed_step_rollback keep
+// the tensors' current values. zero_ becomes fill_(0) (see the .cpp).
 #pragma once
 
 namespace ltc_mlir {

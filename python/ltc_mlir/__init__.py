@@ -7,6 +7,7 @@
     torch._lazy.mark_step()     # the step's graph is compiled (once) and run natively
     print(ltc_mlir.metrics_report())
 """
+import functools as _functools
 import os as _os
 
 import torch as _torch  # loads libtorch before our extension needs it
@@ -20,6 +21,28 @@ __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir",
 def init():
     """Registers the ltc_mlir backend for the `lazy` device. Idempotent."""
     _C._init()
+    _raise_graph_errors_at_mark_step()
+
+
+def _raise_graph_errors_at_mark_step():
+    # An error raised by a graph (a runtime check, the TorchScript fallback)
+    # is kept by the backend until the end of the sync that ran it: a host
+    # read (.item(), .cpu()) raises it, and so does torch._lazy.mark_step,
+    # through this wrapper, once its graph and step closures have run.
+    lazy = _torch._lazy
+    if getattr(lazy.mark_step, "_ltc_mlir_wrapper", False):
+        return
+    original = lazy.mark_step
+
+    @_functools.wraps(original)
+    def mark_step(device: str = "", wait=False):
+        try:
+            original(device, wait=wait)
+        finally:
+            _C._raise_pending_error()
+
+    mark_step._ltc_mlir_wrapper = True
+    lazy.mark_step = mark_step
 
 
 def metrics():
