@@ -222,3 +222,35 @@ def test_fallback_graph_error_is_raised_once_and_next_step_works():
             torch.testing.assert_close(ok.cpu(), torch.index_select(z * 2, 0, torch.tensor([3, 1])))
     m = ltc_mlir.metrics()
     assert m["fallback_graph_count"] == 1 and m["fallback_execute_count"] == 4, m
+
+
+# ------------------------------------------------- layer_norm output_mask
+
+@pytest.mark.parametrize("case", ["detached_input", "frozen_affine", "input_only_no_affine",
+                                  "weight_only", "all"])
+def test_layer_norm_backward_with_unwanted_gradients_compiles_natively(case):
+    # native_layer_norm_backward gets output_mask = which of (input,
+    # weight, bias) need a gradient; an unwanted one is an undefined tensor.
+    results = []
+    for device in ("cpu", "lazy"):
+        torch.manual_seed(0)
+        ln = torch.nn.LayerNorm([3, 8], elementwise_affine=case != "input_only_no_affine")
+        ln = ln.to(device)
+        x = torch.randn(5, 3, 8).to(device)
+        if case == "frozen_affine":
+            ln.requires_grad_(False)
+        if case == "weight_only":
+            ln.bias.requires_grad_(False)
+        if case != "detached_input" and case != "weight_only":
+            x.requires_grad_()
+        cot = torch.linspace(-1, 1, 24).reshape(3, 8).to(device)
+        out = ln(x)
+        (out * cot).sum().backward()
+        grads = [t.grad for t in (x, *ln.parameters()) if t.requires_grad]
+        if device == "lazy":
+            torch._lazy.mark_step()
+        results.append([out.detach().cpu()] + [g.cpu() for g in grads])
+    for e, l in zip(*results):
+        torch.testing.assert_close(l, e, rtol=1e-5, atol=1e-5)
+    assert len(results[1]) > 1
+    assert_all_native()
