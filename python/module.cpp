@@ -15,6 +15,13 @@ using namespace ltc_mlir::backend;
 PYBIND11_MODULE(_C, m) {
   m.doc() = "ltc_mlir native extension";
   m.def("_init", &InitBackend, "Register the ltc_mlir LTC backend (idempotent).");
+  m.def("_check_environment", [] {
+    try {
+      CheckEnvironment();
+    } catch (const c10::ValueError& e) {
+      throw py::value_error(e.what_without_backtrace());
+    }
+  });
   m.def("_metrics", [] {
     MetricsSnapshot s = Metrics::Get();
     py::dict d;
@@ -50,4 +57,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("_metrics_report", &Metrics::Report);
   m.def("_set_dump_dir", &SetDumpDir);
   m.def("_get_dump_dir", &GetDumpDir);
+  m.def("_set_reproducer_dir", &SetReproducerDir);
+  m.def("_get_reproducer_dir", &GetReproducerDir);
 }

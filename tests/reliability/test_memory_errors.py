@@ -254,3 +254,70 @@ def test_layer_norm_backward_with_unwanted_gradients_compiles_natively(case):
         torch.testing.assert_close(l, e, rtol=1e-5, atol=1e-5)
     assert len(results[1]) > 1
     assert_all_native()
+
+
+# ---------------------------------------------------------------- config
+
+def _python(code, **env):
+    import os
+    import subprocess
+    import sys
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=dict(os.environ, **env))
+
+
+@pytest.mark.parametrize("value", ["zero", "0", "-2", "3.5", "99999"])
+def test_bad_thread_count_is_reported_by_init(value):
+    p = _python("import ltc_mlir\n"
+                "try:\n"
+                "    ltc_mlir.init()\n"
+                "except ValueError as e:\n"
+                "    print('ValueError:', e)\n", LTC_MLIR_NUM_THREADS=value)
+    assert p.returncode == 0, p.stderr
+    assert f"LTC_MLIR_NUM_THREADS must be a positive integer (1 to 4096), got '{value}'" \
+        in p.stdout, p.stdout + p.stderr
+    assert "Exception raised from" not in p.stdout  # no C++ backtrace
+
+
+def test_unwritable_dump_dir_warns_once_at_init_and_graphs_still_run():
+    p = _python("import warnings, torch, ltc_mlir\n"
+                "with warnings.catch_warnings(record=True) as w:\n"
+                "    warnings.simplefilter('always')\n"
+                "    ltc_mlir.init(); ltc_mlir.init()\n"
+                "    x = torch.ones(3).to('lazy') * 2\n"
+                "    torch._lazy.mark_step()\n"
+                "    print('value', x.cpu().tolist())\n"
+                "print('warnings', [str(m.message) for m in w])\n",
+                LTC_MLIR_DUMP_DIR="/proc/ltc_mlir_dumps")
+    assert p.returncode == 0, p.stderr
+    assert "value [2.0, 2.0, 2.0]" in p.stdout, p.stdout
+    line = [l for l in p.stdout.splitlines() if l.startswith("warnings")][0]
+    assert line.count("LTC_MLIR_DUMP_DIR='/proc/ltc_mlir_dumps' cannot be written") == 1, line
+    assert "writable directory" in line, line
+
+
+def test_set_dump_dir_to_unwritable_path_raises(tmp_path):
+    with pytest.raises(PermissionError, match="cannot write dumps to '/proc/x'"):
+        ltc_mlir.set_dump_dir("/proc/x")
+    with pytest.raises(PermissionError, match="cannot write reproducers"):
+        ltc_mlir.set_reproducer_dir("/proc/x")
+    assert ltc_mlir.get_dump_dir() is None
+
+
+def test_unsupported_ops_leave_no_reproducer(tmp_path):
+    previous = ltc_mlir.get_reproducer_dir()
+    ltc_mlir.set_reproducer_dir(tmp_path / "repro")
+    try:
+        assert ltc_mlir.get_reproducer_dir() == str(tmp_path / "repro")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = torch.frac(torch.randn(5, 6).to("lazy") * 3.0).cumsum(0)  # no lowering
+            torch._lazy.mark_step()
+            y.cpu()
+        m = ltc_mlir.metrics()
+        assert m["fallback_graph_count"] == 1, m
+        assert "reproducer" not in " ".join(m["fallback_reasons"]), m["fallback_reasons"]
+        repro = tmp_path / "repro"
+        assert not repro.exists() or list(repro.iterdir()) == []
+    finally:
+        ltc_mlir.set_reproducer_dir(previous)
