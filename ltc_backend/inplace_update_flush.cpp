@@ -78,12 +78,14 @@ void RegisterInplaceUpdateFlush() {
       if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
           op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
         continue;
-      if (name.name == "aten::zero_") continue;
       std::string qualified = name.name.substr(6);
       if (!name.overload_name.empty()) qualified += "." + name.overload_name;
-      lib->impl(qualified.c_str(), torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
+      if (qualified == "zero_")
+        lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));  // goes on as fill_
+      else
+        lib->impl(qualified.c_str(),
+                  torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
     }
-    lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));
   });
 }
 
