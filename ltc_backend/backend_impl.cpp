@@ -7,9 +7,12 @@
 #include <chrono>
 #include <mutex>
 
+#include "ltc_backend/backend_data.h"
 #include "ltc_backend/computation.h"
+#include "ltc_backend/execution_errors.h"
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
+#include "ltc_backend/inplace_update_flush.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
 
@@ -43,7 +46,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     at::Tensor copy = tensor.to(at::TensorOptions().device(at::kCPU).dtype(tensor.scalar_type()),
                                 /*non_blocking=*/false, /*copy=*/true,
                                 at::MemoryFormat::Contiguous);
-    return std::make_shared<TSData>(copy, shape, device);
+    return std::make_shared<MlirData>(copy, shape, device);
   }
   BackendDataPtr MakeComputationDataFromScalar(const at::Scalar& scalar,
                                                const BackendDevice& device) const override {
@@ -51,13 +54,17 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
   }
   BackendDataPtr CreateDataPlaceholder(const BackendDevice& device,
                                        const torch::lazy::Shape& shape) const override {
-    return ts_->CreateDataPlaceholder(device, shape);
+    return std::make_shared<MlirData>(shape, device);
   }
   BackendDataPtr GetComputationDataFromNode(torch::lazy::Node* node) const override {
     return ts_->GetComputationDataFromNode(node);
   }
   at::Tensor MakeTensorFromComputationData(
       const BackendDataPtr data, c10::optional<at::ScalarType> logical_scalar_type) const override {
+    // A value read back to the host (.item(), .cpu()) ends the sync that
+    // computed it: that sync's error is raised here, once.
+    RaisePendingError();
+    CheckComputed(*data, "this tensor");
     return ts_->MakeTensorFromComputationData(data, logical_scalar_type);
   }
 
@@ -94,9 +101,10 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     TORCH_CHECK(comp, "ltc_mlir: ExecuteComputation() got a computation from another backend");
     bool cache_hit = comp->executions.fetch_add(1) > 0;
     auto start = std::chrono::steady_clock::now();
-    std::vector<BackendDataPtr> results = comp->is_native()
-                                              ? RunNative(*comp, arguments, device)
-                                              : RunFallback(*comp, arguments, device);
+    std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
+      return comp->is_native() ? RunNative(*comp, arguments, device)
+                               : RunFallback(*comp, arguments, device);
+    });
     Metrics::RecordExecution(comp->is_native(), cache_hit, MsSince(start), comp->fallback_ops);
     return results;
   }
@@ -134,6 +142,7 @@ void InitBackend() {
     if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    RegisterInplaceUpdateFlush();
   });
 }
 

@@ -10,13 +10,37 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 std::mutex mu;
+
+std::string FromEnv(const char* name, const char* fallback) {
+  const char* env = std::getenv(name);
+  return env ? env : fallback;
+}
+
 std::string& DumpDir() {
-  static std::string dir = [] {
-    const char* env = std::getenv("LTC_MLIR_DUMP_DIR");
-    return std::string(env ? env : "");
-  }();
+  static std::string dir = FromEnv("LTC_MLIR_DUMP_DIR", "");
   return dir;
 }
+
+std::string& ReproducerDir() {
+  static std::string dir = FromEnv("LTC_MLIR_REPRODUCER_DIR", "/tmp/ltc_mlir_reproducers");
+  return dir;
+}
+
+constexpr long kMaxThreads = 4096;
+
+// The thread count of LTC_MLIR_NUM_THREADS; 0 when unset.
+int ThreadsFromEnv() {
+  const char* env = std::getenv("LTC_MLIR_NUM_THREADS");
+  if (!env) return 0;
+  char* end = nullptr;
+  long n = std::strtol(env, &end, 10);
+  TORCH_CHECK_VALUE(end != env && *end == '\0' && n >= 1 && n <= kMaxThreads,
+                    "LTC_MLIR_NUM_THREADS must be a positive integer (1 to ", kMaxThreads,
+                    "), got '", env, "'. Set it to the number of threads the compiled graphs "
+                    "may use, or unset it to follow torch.get_num_threads().");
+  return static_cast<int>(n);
+}
+
 }  // namespace
 
 void SetDumpDir(const std::string& dir) {
@@ -29,16 +53,22 @@ std::string GetDumpDir() {
   return DumpDir();
 }
 
-int GetNumThreads() {
-  if (const char* env = std::getenv("LTC_MLIR_NUM_THREADS")) {
-    char* end = nullptr;
-    long n = std::strtol(env, &end, 10);
-    TORCH_CHECK(end != env && *end == '\0' && n >= 1 && n <= 4096,
-                "LTC_MLIR_NUM_THREADS must be a positive integer, got '", env, "'");
-    return static_cast<int>(n);
-  }
-  return at::get_num_threads();
+void SetReproducerDir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(mu);
+  ReproducerDir() = dir;
 }
+
+std::string GetReproducerDir() {
+  std::lock_guard<std::mutex> lock(mu);
+  return ReproducerDir();
+}
+
+int GetNumThreads() {
+  int n = ThreadsFromEnv();
+  return n > 0 ? n : at::get_num_threads();
+}
+
+void CheckEnvironment() { (void)ThreadsFromEnv(); }
 
 }  // namespace backend
 }  // namespace ltc_mlir

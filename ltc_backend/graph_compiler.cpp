@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <mutex>
 
 #include "ltc_backend/config.h"
 #include "ltc_backend/metrics.h"
@@ -108,6 +109,17 @@ void FallBack(MlirComputation& comp, const std::string& why,
              ")");
 }
 
+// A dump or reproducer directory that cannot be written would otherwise
+// lose every file silently; once per process is enough.
+void WarnWriteErrorOnce(const std::string& error) {
+  static std::once_flag once;
+  std::call_once(once, [&] {
+    TORCH_WARN("ltc_mlir: ", error,
+               ". Set LTC_MLIR_DUMP_DIR / ltc_mlir.set_dump_dir() and LTC_MLIR_REPRODUCER_DIR / "
+               "ltc_mlir.set_reproducer_dir() to a writable directory (or unset them).");
+  });
+}
+
 }  // namespace
 
 void CompileComputation(MlirComputation& comp) {
@@ -123,11 +135,14 @@ void CompileComputation(MlirComputation& comp) {
   CompileOptions options;
   options.dumpDir = GetDumpDir();
   options.dumpName = comp.name;
+  options.reproducerDir = GetReproducerDir();
+  options.maxReproducers = kMaxReproducers;
   options.symbolResolver = [](const std::string& symbol) {
     if (void* address = runtime::resolveRuntimeSymbol(symbol)) return address;
     return runtime::resolveOpenMPSymbol(symbol);
   };
   CompileResult result = compileTorchModule(emitted.text, options);
+  if (!result.writeError.empty()) WarnWriteErrorOnce(result.writeError);
   if (!result.function) {
     // Unsupported ops are named by FallBack; other errors keep their text.
     std::string why = result.unsupportedOps.empty() ? result.error : "";

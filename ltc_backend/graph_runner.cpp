@@ -3,7 +3,9 @@
 #include <ATen/Functions.h>
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
+#include "ltc_backend/backend_data.h"
 #include "ltc_backend/config.h"
+#include "ltc_backend/execution_errors.h"
 #include "ltc_mlir/runtime/openmp.h"
 
 namespace ltc_mlir {
@@ -22,6 +24,7 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   std::vector<at::Tensor> input_tensors(arguments.size());  // kept alive during the call
   std::vector<runtime::Arg> inputs;
   for (size_t i = 0; i < arguments.size(); ++i) {
+    CheckComputed(*arguments[i], "an input of this graph");
     auto data = std::static_pointer_cast<TSData>(arguments[i]);
     const runtime::ArgSpec& spec = exe.inputs()[i];
     if (spec.kind == runtime::ArgKind::Int || spec.kind == runtime::ArgKind::Float) {
@@ -64,11 +67,11 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   for (size_t i = 0; i < comp.outputs.size(); ++i) {
     const OutputRef& ref = comp.outputs[i];
     if (ref.source == OutputSource::kInput) {
-      results.push_back(std::make_shared<TSData>(input_tensors[ref.index],
+      results.push_back(std::make_shared<MlirData>(input_tensors[ref.index],
                                                  comp.result_shapes()[i], device));
     } else {
       results.push_back(
-          std::make_shared<TSData>(out_tensors[ref.index], comp.result_shapes()[i], device));
+          std::make_shared<MlirData>(out_tensors[ref.index], comp.result_shapes()[i], device));
     }
   }
   return results;
@@ -79,6 +82,7 @@ std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
                                         const BackendDevice& device) {
   torch::jit::Stack stack;
   for (const BackendDataPtr& arg : arguments) {
+    CheckComputed(*arg, "an input of this graph");
     auto data = std::static_pointer_cast<TSData>(arg);
     if (data->scalar.has_value()) stack.emplace_back(*data->scalar);
     else stack.emplace_back(data->data());
@@ -87,7 +91,7 @@ std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
   std::vector<BackendDataPtr> results;
   for (const c10::IValue& v : stack) {
     at::Tensor t = v.toTensor();
-    results.push_back(std::make_shared<TSData>(
+    results.push_back(std::make_shared<MlirData>(
         t, torch::lazy::Shape(t.scalar_type(), t.sizes().vec()), device));
   }
   return results;

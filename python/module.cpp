@@ -2,8 +2,11 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <c10/util/Exception.h>
+
 #include "ltc_backend/backend_impl.h"
 #include "ltc_backend/config.h"
+#include "ltc_backend/execution_errors.h"
 #include "ltc_backend/metrics.h"
 
 namespace py = pybind11;
@@ -12,6 +15,13 @@ using namespace ltc_mlir::backend;
 PYBIND11_MODULE(_C, m) {
   m.doc() = "ltc_mlir native extension";
   m.def("_init", &InitBackend, "Register the ltc_mlir LTC backend (idempotent).");
+  m.def("_check_environment", [] {
+    try {
+      CheckEnvironment();
+    } catch (const c10::ValueError& e) {
+      throw py::value_error(e.what_without_backtrace());
+    }
+  });
   m.def("_metrics", [] {
     MetricsSnapshot s = Metrics::Get();
     py::dict d;
@@ -28,8 +38,25 @@ PYBIND11_MODULE(_C, m) {
     d["compiled_graphs"] = s.compiled_graphs;
     return d;
   });
+  m.def("_raise_pending_error", [] {
+    // Same Python exception types as torch's own bindings, without the C++
+    // backtrace.
+    try {
+      RaisePendingError();
+    } catch (const c10::IndexError& e) {
+      throw py::index_error(e.what_without_backtrace());
+    } catch (const c10::ValueError& e) {
+      throw py::value_error(e.what_without_backtrace());
+    } catch (const c10::TypeError& e) {
+      throw py::type_error(e.what_without_backtrace());
+    } catch (const c10::Error& e) {
+      throw std::runtime_error(e.what_without_backtrace());
+    }
+  });
   m.def("_reset_metrics", &Metrics::Reset);
   m.def("_metrics_report", &Metrics::Report);
   m.def("_set_dump_dir", &SetDumpDir);
   m.def("_get_dump_dir", &GetDumpDir);
+  m.def("_set_reproducer_dir", &SetReproducerDir);
+  m.def("_get_reproducer_dir", &GetReproducerDir);
 }

@@ -7,19 +7,77 @@
     torch._lazy.mark_step()     # the step's graph is compiled (once) and run natively
     print(ltc_mlir.metrics_report())
 """
+import functools as _functools
 import os as _os
+import warnings as _warnings
 
 import torch as _torch  # loads libtorch before our extension needs it
 import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
 
-__all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir"]
+__all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
+           "set_reproducer_dir", "get_reproducer_dir"]
+
+_directories_checked = False
 
 
 def init():
-    """Registers the ltc_mlir backend for the `lazy` device. Idempotent."""
+    """Registers the ltc_mlir backend for the `lazy` device. Idempotent.
+
+    Raises ValueError for a malformed LTC_MLIR_NUM_THREADS; warns (once) when
+    LTC_MLIR_DUMP_DIR or LTC_MLIR_REPRODUCER_DIR cannot be written."""
+    _C._check_environment()
     _C._init()
+    _raise_graph_errors_at_mark_step()
+    global _directories_checked
+    if not _directories_checked:
+        _directories_checked = True
+        _warn_if_unwritable("LTC_MLIR_DUMP_DIR", _C._get_dump_dir(), "set_dump_dir")
+        _warn_if_unwritable("LTC_MLIR_REPRODUCER_DIR", _C._get_reproducer_dir(),
+                            "set_reproducer_dir")
+
+
+def _writable_dir_error(path):
+    """None if `path` is (or can be made) a writable directory, else why not."""
+    try:
+        _os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        return e.strerror or str(e)
+    if not _os.access(path, _os.W_OK | _os.X_OK):
+        return "permission denied"
+    return None
+
+
+def _warn_if_unwritable(variable, path, setter):
+    if not path or variable not in _os.environ:
+        return
+    why = _writable_dir_error(path)
+    if why:
+        _warnings.warn(f"ltc_mlir: {variable}={path!r} cannot be written ({why}): its files "
+                       f"will not be written. Point {variable} (or ltc_mlir.{setter}()) at a "
+                       f"writable directory, or unset it.", RuntimeWarning, stacklevel=3)
+
+
+def _raise_graph_errors_at_mark_step():
+    # An error raised by a graph (a runtime check, the TorchScript fallback)
+    # is kept by the backend until the end of the sync that ran it: a host
+    # read (.item(), .cpu()) raises it, and so does torch._lazy.mark_step,
+    # through this wrapper, once its graph and step closures have run.
+    lazy = _torch._lazy
+    if getattr(lazy.mark_step, "_ltc_mlir_wrapper", False):
+        return
+    original = lazy.mark_step
+
+    @_functools.wraps(original)
+    def mark_step(device: str = "", wait=False):
+        try:
+            original(device, wait=wait)
+        finally:
+            _C._raise_pending_error()
+
+    mark_step._ltc_mlir_wrapper = True
+    lazy.mark_step = mark_step
 
 
 def metrics():
@@ -45,18 +103,42 @@ def metrics_report():
     return _C._metrics_report()
 
 
+def _set_dir(path, setter, what):
+    if path is None:
+        setter("")
+        return
+    path = _os.path.abspath(_os.fspath(path))
+    why = _writable_dir_error(path)
+    if why:
+        raise PermissionError(f"ltc_mlir: cannot write {what} to {path!r} ({why}); "
+                              f"choose a writable directory")
+    setter(path)
+
+
 def set_dump_dir(path):
     """Write <graph>.torch.mlir / .linalg.mlir / .llvm.mlir for every graph
     compiled from now on into `path` (created if needed); None disables.
-    Same as the LTC_MLIR_DUMP_DIR environment variable."""
-    if path is None:
-        _C._set_dump_dir("")
-        return
-    path = _os.fspath(path)
-    _os.makedirs(path, exist_ok=True)
-    _C._set_dump_dir(_os.path.abspath(path))
+    Same as the LTC_MLIR_DUMP_DIR environment variable. PermissionError if
+    `path` cannot be written."""
+    _set_dir(path, _C._set_dump_dir, "dumps")
 
 
 def get_dump_dir():
     """The current dump directory, or None."""
     return _C._get_dump_dir() or None
+
+
+def set_reproducer_dir(path):
+    """Where a graph the compiler fails on (a compiler bug, not an
+    unsupported op) leaves a reproducer, <graph>.failed-<pid>-<n>.torch.mlir
+    (the module with the error as comments; replay it with
+    `ltc-mlir-opt --ltc-torch-to-llvm`). Its path is in the graph's
+    fallback reason; the newest 100 are kept. Default
+    /tmp/ltc_mlir_reproducers, or LTC_MLIR_REPRODUCER_DIR; None disables.
+    PermissionError if `path` cannot be written."""
+    _set_dir(path, _C._set_reproducer_dir, "reproducers")
+
+
+def get_reproducer_dir():
+    """The current reproducer directory, or None."""
+    return _C._get_reproducer_dir() or None

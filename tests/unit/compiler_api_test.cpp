@@ -51,9 +51,9 @@ func.func @forward(%arg0: !torch.vtensor<[2,3],f32>, %arg1: !torch.int, %arg2: !
 
 TEST(CompilerApi, ParseErrorIsReportedWithReproducer) {
   std::string dir = makeTempDir();
-  setReproducerDir(dir);
-  CompileResult r =
-      compileTorchModule("func.func @forward( garbage", defaultOptions());
+  CompileOptions options = defaultOptions();
+  options.reproducerDir = dir;
+  CompileResult r = compileTorchModule("func.func @forward( garbage", options);
   EXPECT_EQ(r.function, nullptr);
   EXPECT_NE(r.error.find("failed to parse"), std::string::npos) << r.error;
   ASSERT_FALSE(r.reproducerPath.empty());
@@ -61,7 +61,32 @@ TEST(CompilerApi, ParseErrorIsReportedWithReproducer) {
   std::string contents = readFile(r.reproducerPath);
   EXPECT_NE(contents.find("// failed to parse"), std::string::npos);
   EXPECT_NE(contents.find("func.func @forward( garbage"), std::string::npos);
-  setReproducerDir("/tmp/ltc_mlir_reproducers");
+}
+
+TEST(CompilerApi, OnlyTheNewestReproducersAreKept) {
+  std::string dir = makeTempDir();
+  CompileOptions options = defaultOptions();
+  options.reproducerDir = dir;
+  options.maxReproducers = 3;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 5; ++i) {
+    CompileResult r = compileTorchModule("func.func @forward( garbage", options);
+    ASSERT_FALSE(r.reproducerPath.empty()) << r.writeError;
+    paths.push_back(r.reproducerPath);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(fileExists(paths[i]), i >= 2) << paths[i];
+}
+
+TEST(CompilerApi, UnwritableReproducerDirIsReported) {
+  CompileOptions options = defaultOptions();
+  options.reproducerDir = "/proc/ltc_mlir_no_such_dir";
+  CompileResult r = compileTorchModule("func.func @forward( garbage", options);
+  EXPECT_TRUE(r.reproducerPath.empty());
+  EXPECT_NE(r.writeError.find("cannot write /proc/ltc_mlir_no_such_dir/"),
+            std::string::npos)
+      << r.writeError;
 }
 
 TEST(CompilerApi, VerifierErrorIsReported) {
@@ -105,7 +130,8 @@ func.func @forward(%a: !torch.vtensor<[4],f32>) -> !torch.vtensor<[4],f32> {
       r.error.find("unsupported ops: torch.aten.round, torch.aten.frobnicate"),
       std::string::npos)
       << r.error;
-  EXPECT_FALSE(r.reproducerPath.empty());
+  // Unsupported ops are a known limit, not a compiler bug: no reproducer.
+  EXPECT_TRUE(r.reproducerPath.empty());
 }
 
 TEST(CompilerApi, UnknownOpInCustomSyntaxIsListed) {

@@ -45,8 +45,6 @@ using namespace mlir;
 namespace ltc_mlir {
 namespace {
 
-std::mutex reproducerDirMutex;
-std::string reproducerDir = "/tmp/ltc_mlir_reproducers";
 std::atomic<unsigned> reproducerCounter{0};
 
 /// LLVM targets and the global pass registry (the pipelines are parsed from
@@ -81,13 +79,46 @@ void *defaultSymbol(StringRef name) {
   return nullptr;
 }
 
-bool writeFile(const std::string &path, StringRef contents) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
+/// Writes `contents` to `dir`/`name` (creating `dir`); on failure returns
+/// false and says why in `error`.
+bool writeFile(StringRef dir, StringRef name, StringRef contents,
+               std::string &path, std::string &error) {
+  SmallString<256> p(dir);
+  llvm::sys::path::append(p, name);
+  path = std::string(p);
+  std::error_code ec = llvm::sys::fs::create_directories(dir);
+  if (!ec) {
+    llvm::raw_fd_ostream os(path, ec);
+    if (!ec) {
+      os << contents;
+      os.close();
+      if (os.has_error())
+        ec = os.error();
+    }
+  }
   if (ec)
-    return false;
-  os << contents;
-  return !os.has_error();
+    error = "cannot write " + path + ": " + ec.message();
+  return !ec;
+}
+
+/// Keeps the newest `keep` reproducers (*.failed-*.torch.mlir) of `dir`.
+void pruneReproducers(StringRef dir, unsigned keep) {
+  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> files;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = llvm::sys::path::filename(it->path());
+    if (!name.contains(".failed-") || !name.ends_with(".torch.mlir"))
+      continue;
+    llvm::sys::fs::file_status status;
+    if (!llvm::sys::fs::status(it->path(), status))
+      files.emplace_back(status.getLastModificationTime(), it->path());
+  }
+  if (files.size() <= keep)
+    return;
+  llvm::sort(files);
+  for (size_t i = 0; i + keep < files.size(); ++i)
+    (void)llvm::sys::fs::remove(files[i].second);
 }
 
 /// Collects every diagnostic as text and the op names of "unsupported op
@@ -191,7 +222,9 @@ private:
       error += "\n" + diagnostics.text;
     result.error = error;
     result.unsupportedOps = diagnostics.unsupportedOps;
-    writeReproducer(error);
+    // Unsupported ops are a known limit, not a compiler bug to report.
+    if (result.unsupportedOps.empty())
+      writeReproducer(error);
     return false;
   }
   bool parse();
@@ -213,35 +246,30 @@ private:
 void Compilation::dump(StringRef stage, StringRef contents) {
   if (options.dumpDir.empty())
     return;
-  if (llvm::sys::fs::create_directories(options.dumpDir))
-    return;
-  SmallString<256> path(options.dumpDir);
-  llvm::sys::path::append(path, options.dumpName + "." + stage + ".mlir");
-  if (writeFile(std::string(path), contents) && stage == "torch")
-    result.reproducerPath = std::string(path);
+  std::string path;
+  std::string name = options.dumpName + "." + stage.str() + ".mlir";
+  if (writeFile(options.dumpDir, name, contents, path, result.writeError) &&
+      stage == "torch")
+    result.reproducerPath = path;
 }
 
 void Compilation::writeReproducer(StringRef error) {
-  std::string dir = options.dumpDir;
-  if (dir.empty()) {
-    std::lock_guard<std::mutex> lock(reproducerDirMutex);
-    dir = reproducerDir;
-  }
-  if (dir.empty() || llvm::sys::fs::create_directories(dir))
+  if (options.reproducerDir.empty())
     return;
-  SmallString<256> path(dir);
   std::string name = options.dumpName.empty() ? "graph" : options.dumpName;
-  llvm::sys::path::append(path, name + ".failed-" + std::to_string(::getpid()) +
-                                    "-" + std::to_string(reproducerCounter++) +
-                                    ".torch.mlir");
+  name += ".failed-" + std::to_string(::getpid()) + "-" +
+          std::to_string(reproducerCounter++) + ".torch.mlir";
   // The error goes in front as comments, so the file still replays with
   // `ltc-mlir-opt --ltc-torch-to-llvm`.
   std::string contents;
   for (StringRef line : llvm::split(error, '\n'))
     contents += "// " + line.str() + "\n";
   contents += text;
-  if (writeFile(std::string(path), contents))
-    result.reproducerPath = std::string(path);
+  std::string path;
+  if (writeFile(options.reproducerDir, name, contents, path, result.writeError)) {
+    result.reproducerPath = path;
+    pruneReproducers(options.reproducerDir, options.maxReproducers);
+  }
 }
 
 bool Compilation::parse() {
@@ -453,11 +481,6 @@ CompileResult compileTorchModule(const std::string &torchDialectText,
                              std::chrono::steady_clock::now() - start)
                              .count();
   return result;
-}
-
-void setReproducerDir(const std::string &dir) {
-  std::lock_guard<std::mutex> lock(reproducerDirMutex);
-  reproducerDir = dir;
 }
 
 } // namespace ltc_mlir

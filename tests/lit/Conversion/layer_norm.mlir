@@ -94,3 +94,24 @@ func.func @layer_norm_backward(%dy: !torch.vtensor<[3,4],f32>, %x: !torch.vtenso
   %0:3 = torch.aten.native_layer_norm_backward %dy, %x, %shape, %mean, %rstd, %w, %none, %mask : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[3,4],f32>, !torch.list<int>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[4],f32>, !torch.none, !torch.list<bool>) -> (!torch.vtensor<[3,4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
   return %0#0, %0#1, %0#2 : !torch.vtensor<[3,4],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
 }
+
+// -----
+
+// The input needs no gradient (LayerNorm on a detached input): grad_input is
+// an undefined tensor, which LTC types [], and is not computed; grad_weight
+// and grad_bias are the column sums.
+// CHECK-LABEL: func.func @layer_norm_backward_no_grad_input(
+// CHECK-NOT: iterator_types = ["parallel", "parallel"]
+// CHECK: %[[GI:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<f32>)
+// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: iterator_types = ["reduction", "parallel"]
+// CHECK: return %[[GI]], %{{.*}}, %{{.*}} : tensor<f32>, tensor<4xf32>, tensor<4xf32>
+func.func @layer_norm_backward_no_grad_input(%dy: !torch.vtensor<[3,4],f32>, %x: !torch.vtensor<[3,4],f32>, %mean: !torch.vtensor<[3,1],f32>, %rstd: !torch.vtensor<[3,1],f32>, %w: !torch.vtensor<[4],f32>, %b: !torch.vtensor<[4],f32>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>) {
+  %int4 = torch.constant.int 4
+  %shape = torch.prim.ListConstruct %int4 : (!torch.int) -> !torch.list<int>
+  %true = torch.constant.bool true
+  %false = torch.constant.bool false
+  %mask = torch.prim.ListConstruct %false, %true, %true : (!torch.bool, !torch.bool, !torch.bool) -> !torch.list<bool>
+  %0:3 = torch.aten.native_layer_norm_backward %dy, %x, %shape, %mean, %rstd, %w, %b, %mask : (!torch.vtensor<[3,4],f32>, !torch.vtensor<[3,4],f32>, !torch.list<int>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[3,1],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>, !torch.list<bool>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>)
+  return %0#0, %0#1, %0#2 : !torch.vtensor<[],f32>, !torch.vtensor<[4],f32>, !torch.vtensor<[4],f32>
+}

@@ -47,6 +47,21 @@ func.func @layer_norm_backward_bad_grad(%dy: !torch.vtensor<[3,3],f32>, %x: !tor
 
 // -----
 
+// grad_input may only be typed [] (an undefined tensor) when output_mask
+// says it is not wanted.
+func.func @layer_norm_backward_wanted_grad_input_without_shape(%dy: !torch.vtensor<[2,3],f32>, %x: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[2,1],f32>) {
+  %int3 = torch.constant.int 3
+  %shape = torch.prim.ListConstruct %int3 : (!torch.int) -> !torch.list<int>
+  %none = torch.constant.none
+  %true = torch.constant.bool true
+  %mask = torch.prim.ListConstruct %true, %true, %true : (!torch.bool, !torch.bool, !torch.bool) -> !torch.list<bool>
+  // expected-error @+1 {{grad_input shape [] differs from the input shape [2,3]}}
+  %0:3 = torch.aten.native_layer_norm_backward %dy, %x, %shape, %m, %m, %none, %none, %mask : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.vtensor<[2,1],f32>, !torch.vtensor<[2,1],f32>, !torch.none, !torch.none, !torch.list<bool>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[0],f32>, !torch.vtensor<[0],f32>)
+  return
+}
+
+// -----
+
 func.func @embedding_float_indices(%w: !torch.vtensor<[10,4],f32>, %i: !torch.vtensor<[3],f32>, %p: !torch.int, %b: !torch.bool) {
   // expected-error @+1 {{indices dtype must be si64 or si32, got 'f32'}}
   %0 = torch.aten.embedding %w, %i, %p, %b, %b : (!torch.vtensor<[10,4],f32>, !torch.vtensor<[3],f32>, !torch.int, !torch.bool, !torch.bool) -> !torch.vtensor<[3,4],f32>

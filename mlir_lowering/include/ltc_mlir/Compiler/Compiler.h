@@ -36,6 +36,14 @@ struct CompileOptions {
   /// When non-empty, <dumpDir>/<dumpName>.{torch,linalg,llvm}.mlir are written.
   std::string dumpDir;
   std::string dumpName = "graph";
+  /// Where a failed compile leaves a reproducer: the torch-dialect module
+  /// with the error in front as comments (<dumpName>.failed-<pid>-<n>.torch.mlir),
+  /// replayable with `ltc-mlir-opt --ltc-torch-to-llvm`. Only for compiler
+  /// failures (parse, verifier, pipeline, JIT errors), not for modules that
+  /// merely contain unsupported ops. Empty: no reproducers.
+  std::string reproducerDir;
+  /// Reproducers kept in reproducerDir: the oldest beyond this are removed.
+  unsigned maxReproducers = 100;
   /// LLVM optimization level of the generated code (0-3).
   unsigned optLevel = 3;
   /// Resolves external symbols the generated code calls (OpenMP runtime
@@ -81,9 +89,12 @@ struct CompileResult {
   /// Full MLIR names of torch ops (e.g. "torch.aten.round") that are unknown
   /// to the dialect or could not be lowered.
   std::vector<std::string> unsupportedOps;
-  /// Path of the torch-dialect module written on failure (or when dumping),
-  /// replayable with `ltc-mlir-opt --ltc-torch-to-llvm`.
+  /// Path of the reproducer written on failure (see reproducerDir), else of
+  /// the dumped torch-dialect module when dumping; replayable with
+  /// `ltc-mlir-opt --ltc-torch-to-llvm`.
   std::string reproducerPath;
+  /// Set when a dump or a reproducer could not be written: which path, why.
+  std::string writeError;
   double compileTimeMs = 0.0;
 };
 
@@ -93,8 +104,6 @@ struct CompileResult {
 CompileResult compileTorchModule(const std::string &torchDialectText,
                                  const CompileOptions &options);
 
-/// Directory for reproducers of failed compiles when no dump dir is set.
-void setReproducerDir(const std::string &dir);
 
 } // namespace ltc_mlir
 

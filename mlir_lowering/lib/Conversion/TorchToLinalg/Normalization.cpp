@@ -505,12 +505,18 @@ public:
     RankedTensorType gradBiasType = getTensorType(op.getGradBias().getType());
     if (!gradInputType || !gradWeightType || !gradBiasType)
       return fail(op, rewriter, "result type is not convertible");
-    Type elemType = gradInputType.getElementType();
+    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    Type elemType = inputType.getElementType();
     if (!elemType.isF32() && !elemType.isF64())
       return fail(op, rewriter, "only f32 and f64 inputs are supported");
-    auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
+    std::optional<SmallVector<bool>> mask =
+        getConstantBoolList(op.getOutputMask());
+    if (!mask || mask->size() != 3)
+      return fail(op, rewriter, "output_mask must be 3 constant bools");
+    // An unwanted grad_input is an undefined tensor in ATen (LTC types it
+    // []): zeros of that type, like the other unwanted gradients.
     auto gradOutType = cast<RankedTensorType>(adaptor.getGradOut().getType());
-    if (inputType != gradInputType || gradOutType != gradInputType)
+    if (gradOutType != inputType || ((*mask)[0] && gradInputType != inputType))
       return fail(op, rewriter, "input, grad_out and grad_input types differ");
     FailureOr<std::pair<int64_t, int64_t>> sizes =
         getLayerNormSizes(op.getNormalizedShape(), inputType);
@@ -519,10 +525,6 @@ public:
                   "normalized_shape must be a constant suffix of the input "
                   "shape");
     auto [m, n] = *sizes;
-    std::optional<SmallVector<bool>> mask =
-        getConstantBoolList(op.getOutputMask());
-    if (!mask || mask->size() != 3)
-      return fail(op, rewriter, "output_mask must be 3 constant bools");
     if (inputType.getNumElements() == 0)
       return fail(op, rewriter, "empty inputs are not supported");
     auto meanType = cast<RankedTensorType>(adaptor.getMean().getType());

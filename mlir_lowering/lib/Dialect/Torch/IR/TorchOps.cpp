@@ -626,6 +626,16 @@ LogicalResult AtenNativeLayerNormOp::verify() {
                                  {getMean().getType(), getRstd().getType()});
 }
 
+/// Whether `output_mask[index]` may be true: false only for a constant
+/// list whose element is a constant false.
+static bool mayBeWanted(Value outputMask, unsigned index) {
+  auto list = outputMask.getDefiningOp<PrimListConstructOp>();
+  if (!list || index >= list.getElements().size())
+    return true;
+  auto flag = list.getElements()[index].getDefiningOp<ConstantBoolOp>();
+  return !flag || flag.getValue();
+}
+
 LogicalResult AtenNativeLayerNormBackwardOp::verify() {
   ValueTensorType input = getInput().getType();
   if (getGradOut().getType().getSizes() != input.getSizes())
@@ -633,7 +643,9 @@ LogicalResult AtenNativeLayerNormBackwardOp::verify() {
                          << shapeStr(getGradOut().getType().getSizes())
                          << " differs from the input shape "
                          << shapeStr(input.getSizes());
-  if (getGradInput().getType().getSizes() != input.getSizes())
+  // An unwanted gradient is an undefined tensor: LTC gives it shape [].
+  if (mayBeWanted(getOutputMask(), 0) &&
+      getGradInput().getType().getSizes() != input.getSizes())
     return emitOpError() << "grad_input shape "
                          << shapeStr(getGradInput().getType().getSizes())
                          << " differs from the input shape "

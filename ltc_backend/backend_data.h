@@ -1,0 +1,34 @@
+// backend_data: the data behind a lazy tensor on our device. It is LTC's
+// TSData (a contiguous host at::Tensor or a scalar) plus, for the results of
+// a graph that failed, the error that graph raised: such a value was never
+// computed, and using it says why instead of "has no data".
+#pragma once
+
+#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
+
+#include <memory>
+#include <string>
+
+namespace ltc_mlir {
+namespace backend {
+
+class MlirData : public torch::lazy::TSData {
+ public:
+  using TSData::TSData;
+
+  // LTC fills a sync's placeholders with the graph's results this way.
+  void Assign(const torch::lazy::BackendData& data) override;
+  // A failed result counts as a value, so that reading it reaches the
+  // backend (which raises its error) instead of LTC's "an async operation
+  // is in flight".
+  bool HasValue() const override { return TSData::HasValue() || failure != nullptr; }
+
+  // Set when the graph that was to compute this value failed.
+  std::shared_ptr<const std::string> failure;
+};
+
+// The failure recorded on `data`, or null (also for LTC's own TSData).
+const std::string* FailureOf(const torch::lazy::BackendData& data);
+
+}  // namespace backend
+}  // namespace ltc_mlir

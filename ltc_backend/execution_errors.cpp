@@ -1,0 +1,71 @@
+#include "ltc_backend/execution_errors.h"
+
+#include <c10/util/Exception.h>
+#include <torch/csrc/lazy/core/config.h>
+
+#include <memory>
+#include <string>
+
+#include "ltc_backend/backend_data.h"
+#include "ltc_backend/computation.h"
+#include "ltc_backend/failed_step_rollback.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// Per thread: without LTC's thread pool a sync runs on the caller's thread.
+thread_local std::exception_ptr pending_error;
+
+std::string MessageOf(const std::exception& e) {
+  if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
+    return c10_error->what_without_backtrace();
+  return e.what();
+}
+
+}  // namespace
+
+std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
+    MlirComputation& comp, const torch::lazy::BackendDevice& device,
+    const std::function<std::vector<torch::lazy::BackendDataPtr>()>& run) {
+  if (FLAGS_torch_lazy_use_thread_pool) return run();
+  if (pending_error) {
+    // A failed sync that neither fetched a value nor went through
+    // torch._lazy.mark_step (e.g. torch._C._lazy._mark_step): say it now.
+    try {
+      std::rethrow_exception(std::exchange(pending_error, nullptr));
+    } catch (const std::exception& e) {
+      TORCH_WARN("ltc_mlir: an earlier graph failed and its error was not raised: ", MessageOf(e));
+    }
+  }
+  try {
+    std::vector<torch::lazy::BackendDataPtr> results = run();
+    ForgetValuesBeforeUpdates();
+    return results;
+  } catch (const std::exception& e) {
+    auto failure = std::make_shared<const std::string>(comp.name + ", which failed: " + MessageOf(e));
+    RestoreValuesBeforeUpdates();
+    pending_error = std::current_exception();
+    std::vector<torch::lazy::BackendDataPtr> results;
+    for (const torch::lazy::Shape& shape : comp.result_shapes()) {
+      auto data = std::make_shared<MlirData>(shape, device);
+      data->failure = failure;
+      results.push_back(std::move(data));
+    }
+    return results;
+  }
+}
+
+void RaisePendingError() {
+  if (pending_error) std::rethrow_exception(std::exchange(pending_error, nullptr));
+}
+
+void CheckComputed(const torch::lazy::BackendData& data, const char* what) {
+  if (const std::string* failure = FailureOf(data))
+    TORCH_CHECK(false, "ltc_mlir: ", what, " has no value: it comes from graph ", *failure,
+                " Recompute it (for a parameter or optimizer state created in that step: "
+                "re-create it).");
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,93 @@
+#include "ltc_backend/inplace_update_flush.h"
+
+#include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
+#include <torch/library.h>
+
+#include <mutex>
+
+#include "ltc_backend/failed_step_rollback.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+bool WritesAnArgument(const c10::FunctionSchema& schema) {
+  for (const c10::Argument& arg : schema.arguments())
+    if (arg.alias_info() && arg.alias_info()->isWrite()) return true;
+  return false;
+}
+
+void Flush(const at::Tensor& t) {
+  if (!t.defined() || !at::functionalization::impl::isFunctionalTensor(t)) return;
+  auto* wrapper = at::functionalization::impl::unsafeGetFunctionalWrapper(t);
+  // A stale wrapper replays the queue itself at its next use.
+  if (wrapper->is_up_to_date()) wrapper->apply_updates();
+}
+
+// Calls fn on every tensor of an argument (Tensor, Tensor?, Tensor[]).
+template <typename Fn>
+void ForEachTensor(const c10::IValue& v, Fn fn) {
+  if (v.isTensor()) {
+    fn(v.toTensor());
+  } else if (v.isList()) {  // Tensor[] / Tensor?[] (the _foreach_ ops)
+    for (const c10::IValue& e : v.toListRef()) ForEachTensor(e, fn);
+  }
+}
+
+void RunAutogradThenFlush(const c10::OperatorHandle& op, c10::DispatchKeySet,
+                          torch::jit::Stack* stack) {
+  const std::vector<c10::Argument>& args = op.schema().arguments();
+  std::vector<c10::IValue> written;
+  const size_t first = stack->size() - args.size();
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].alias_info() && args[i].alias_info()->isWrite())
+      written.push_back((*stack)[first + i]);
+  for (const c10::IValue& v : written)
+    ForEachTensor(v, [](const at::Tensor& t) { RememberValueBeforeUpdate(t); });
+  // The kernel every other backend gets for this op (VariableType).
+  op.callBoxedForDispatchKey(c10::DispatchKey::Autograd, *stack);
+  // Replaying a view's update runs view-inverse ops on the unwrapped
+  // tensors: below autograd, as inside the functionalization kernels.
+  c10::impl::ExcludeDispatchKeyGuard below_autograd(
+      c10::autograd_dispatch_keyset_with_ADInplaceOrView);
+  for (const c10::IValue& v : written)
+    ForEachTensor(v, [](const at::Tensor& t) { Flush(t); });
+}
+
+// LTC records zero_ as aten::zero(self): the zeroed gradient reads the old
+// one, so every step's graph takes the previous gradients as inputs (and a
+// gradient whose graph failed could never be zeroed). fill_(0) is the same
+// update without that read.
+at::Tensor& ZeroWithoutReadingSelf(at::Tensor& self) { return self.fill_(0); }
+
+}  // namespace
+
+void RegisterInplaceUpdateFlush() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Lives until exit: destroying it would unregister the kernels.
+    auto* lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy,
+                                   __FILE__, __LINE__);
+    c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
+    for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+      if (name.name.rfind("aten::", 0) != 0) continue;
+      c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+      if (!op || !op->hasSchema() || !WritesAnArgument(op->schema())) continue;
+      if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
+          op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
+        continue;
+      std::string qualified = name.name.substr(6);
+      if (!name.overload_name.empty()) qualified += "." + name.overload_name;
+      if (qualified == "zero_")
+        lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));  // goes on as fill_
+      else
+        lib->impl(qualified.c_str(),
+                  torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
+    }
+  });
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
