@@ -42,7 +42,8 @@ bool isTorchOp(Operation *op) {
 bool isTorchConstantLike(Operation *op) {
   return isa<torch::ConstantIntOp, torch::ConstantFloatOp,
              torch::ConstantBoolOp, torch::ConstantNoneOp,
-             torch::ConstantStrOp, torch::PrimListConstructOp>(op);
+             torch::ConstantStrOp, torch::ConstantDeviceOp,
+             torch::PrimListConstructOp>(op);
 }
 
 /// A type of `op` the converter cannot handle, or null.
@@ -85,7 +86,8 @@ struct ConvertTorchToLinalgPass
     // Kept until their users are converted, erased below once unused.
     target.addLegalOp<torch::ConstantIntOp, torch::ConstantFloatOp,
                       torch::ConstantBoolOp, torch::ConstantNoneOp,
-                      torch::ConstantStrOp, torch::PrimListConstructOp>();
+                      torch::ConstantStrOp, torch::ConstantDeviceOp,
+                      torch::PrimListConstructOp>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return typeConverter.isSignatureLegal(op.getFunctionType()) &&
              typeConverter.isLegal(&op.getBody());

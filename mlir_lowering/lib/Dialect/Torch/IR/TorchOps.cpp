@@ -10,44 +10,7 @@
 
 using namespace mlir;
 
-#include "ltc_mlir/Dialect/Torch/IR/TorchDialect.cpp.inc"
-
 namespace ltc_mlir::torch {
-
-//===----------------------------------------------------------------------===//
-// Dialect
-//===----------------------------------------------------------------------===//
-
-void TorchDialect::initialize() {
-  registerTypes();
-  addOperations<
-#define GET_OP_LIST
-#include "ltc_mlir/Dialect/Torch/IR/TorchOps.cpp.inc"
-      >();
-}
-
-Operation *TorchDialect::materializeConstant(OpBuilder &builder,
-                                             Attribute value, Type type,
-                                             Location loc) {
-  if (llvm::isa<IntType>(type))
-    if (auto attr = llvm::dyn_cast<IntegerAttr>(value))
-      return ConstantIntOp::create(builder, loc, type, attr);
-  if (llvm::isa<FloatType>(type))
-    if (auto attr = llvm::dyn_cast<FloatAttr>(value))
-      return ConstantFloatOp::create(builder, loc, type, attr);
-  if (llvm::isa<BoolType>(type))
-    if (auto attr = llvm::dyn_cast<BoolAttr>(value))
-      return ConstantBoolOp::create(builder, loc, type, attr);
-  if (llvm::isa<StringType>(type))
-    if (auto attr = llvm::dyn_cast<StringAttr>(value))
-      return ConstantStrOp::create(builder, loc, type, attr);
-  if (llvm::isa<NoneType>(type) && llvm::isa<UnitAttr>(value))
-    return ConstantNoneOp::create(builder, loc, type);
-  if (llvm::isa<ValueTensorType>(type))
-    if (auto attr = llvm::dyn_cast<ElementsAttr>(value))
-      return ValueTensorLiteralOp::create(builder, loc, type, attr);
-  return nullptr;
-}
 
 //===----------------------------------------------------------------------===//
 // Helpers
@@ -88,8 +51,7 @@ LogicalResult verifyElementwiseOp(Operation *op) {
   return success();
 }
 
-/// Elementwise broadcasting plus a bool result (comparisons).
-static LogicalResult verifyComparisonOp(Operation *op) {
+LogicalResult verifyComparisonOp(Operation *op) {
   if (failed(verifyElementwiseOp(op)))
     return failure();
   auto resultType = llvm::cast<ValueTensorType>(op->getResult(0).getType());
@@ -160,6 +122,7 @@ OpFoldResult ConstantIntOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantFloatOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantBoolOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantStrOp::fold(FoldAdaptor) { return getValueAttr(); }
+OpFoldResult ConstantDeviceOp::fold(FoldAdaptor) { return getValueAttr(); }
 OpFoldResult ConstantNoneOp::fold(FoldAdaptor) {
   return UnitAttr::get(getContext());
 }
@@ -179,11 +142,13 @@ LogicalResult ValueTensorLiteralOp::verify() {
 LogicalResult PrimListConstructOp::verify() {
   Type elementType = getType().getElementType();
   // A tensor list's element type is only a representative: elements may
-  // differ in shape and dtype (see the op description).
-  bool tensorList = llvm::isa<ValueTensorType>(elementType);
+  // differ in shape and dtype, and a `Tensor?[]` (the indices of
+  // aten.index.Tensor) mixes tensors and Nones (see the op description).
+  bool tensorList = llvm::isa<ValueTensorType, NoneType>(elementType);
   for (auto [i, element] : llvm::enumerate(getElements()))
-    if (tensorList ? !llvm::isa<ValueTensorType>(element.getType())
-                   : element.getType() != elementType)
+    if (tensorList
+            ? !llvm::isa<ValueTensorType, NoneType>(element.getType())
+            : element.getType() != elementType)
       return emitOpError() << "element #" << i << " has type "
                            << element.getType() << " but the list holds "
                            << elementType;
@@ -445,7 +410,9 @@ LogicalResult AtenCatOp::verify() {
   ValueTensorType result = getType();
   int64_t total = 0;
   for (auto [i, element] : llvm::enumerate(list.getElements())) {
-    auto type = llvm::cast<ValueTensorType>(element.getType());
+    auto type = llvm::dyn_cast<ValueTensorType>(element.getType());
+    if (!type)
+      return emitOpError() << "tensor #" << i << " is None";
     // ATen skips 1-D empty tensors (legacy behaviour).
     if (type.getRank() == 1 && type.getSizes()[0] == 0 && result.getRank() != 1)
       continue;
@@ -470,11 +437,14 @@ LogicalResult AtenStackOp::verify() {
   if (!list)
     return success();
   ValueTensorType result = getType();
-  for (auto [i, element] : llvm::enumerate(list.getElements()))
-    if (failed(verifyDimRemoved(*this, result,
-                                llvm::cast<ValueTensorType>(element.getType()),
-                                dim, "tensor #" + std::to_string(i))))
+  for (auto [i, element] : llvm::enumerate(list.getElements())) {
+    auto type = llvm::dyn_cast<ValueTensorType>(element.getType());
+    if (!type)
+      return emitOpError() << "tensor #" << i << " is None";
+    if (failed(verifyDimRemoved(*this, result, type, dim,
+                                "tensor #" + std::to_string(i))))
       return failure();
+  }
   if (dim && result.getSizes()[*dim] !=
                  static_cast<int64_t>(list.getElements().size()))
     return emitOpError() << "stacks " << list.getElements().size()

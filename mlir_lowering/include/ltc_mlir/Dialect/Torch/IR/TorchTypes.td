@@ -38,6 +38,17 @@ def Torch_NoneType : Torch_Type<"None", "none"> {
 def Torch_StringType : Torch_Type<"String", "str"> {
   let summary = "TorchScript str (e.g. gelu's `approximate`)";
 }
+def Torch_DeviceType : Torch_Type<"Device", "Device"> {
+  let summary = "TorchScript Device (ops' `device=` argument)";
+  let description = [{
+    Only ever passed through: the graph runs on one host device, and the
+    lowering accepts `device` arguments that are None. It exists so that
+    every ATen schema with a `Device` argument has an op.
+  }];
+}
+def Torch_GeneratorType : Torch_Type<"Generator", "Generator"> {
+  let summary = "TorchScript random Generator (`generator=` of random ops)";
+}
 def Torch_ListType : Torch_Type<"List", "list"> {
   let summary = "TorchScript list, e.g. !torch.list<int>";
   let parameters = (ins "::mlir::Type":$elementType);
@@ -63,12 +74,28 @@ def Torch_Str : Type<CPred<"::llvm::isa<::ltc_mlir::torch::StringType>($_self)">
     BuildableType<"::ltc_mlir::torch::StringType::get($_builder.getContext())">;
 def Torch_List : Type<CPred<"::llvm::isa<::ltc_mlir::torch::ListType>($_self)">,
                       "torch list", "::ltc_mlir::torch::ListType">;
+def Torch_Device : Type<CPred<"::llvm::isa<::ltc_mlir::torch::DeviceType>($_self)">,
+    "torch Device", "::ltc_mlir::torch::DeviceType">,
+    BuildableType<"::ltc_mlir::torch::DeviceType::get($_builder.getContext())">;
+def Torch_Generator : Type<CPred<"::llvm::isa<::ltc_mlir::torch::GeneratorType>($_self)">,
+    "torch Generator", "::ltc_mlir::torch::GeneratorType">,
+    BuildableType<"::ltc_mlir::torch::GeneratorType::get($_builder.getContext())">;
 
 // A Scalar argument of an ATen schema: an int or a float (LTC passes alpha,
 // lr, exponents as function arguments of these types).
 def Torch_Scalar : AnyTypeOf<[Torch_Int, Torch_Float], "torch scalar (int or float)">;
+
+// `T?` arguments of ATen schemas (the constraints the op generator uses).
 def Torch_OptionalInt : AnyTypeOf<[Torch_Int, Torch_None], "torch int or none">;
 def Torch_OptionalVTensor : AnyTypeOf<[Torch_VTensor, Torch_None], "torch tensor or none">;
 def Torch_OptionalBool : AnyTypeOf<[Torch_Bool, Torch_None], "torch bool or none">;
+def Torch_OptionalFloat : AnyTypeOf<[Torch_Float, Torch_None], "torch float or none">;
+def Torch_OptionalStr : AnyTypeOf<[Torch_Str, Torch_None], "torch str or none">;
+def Torch_OptionalScalar : AnyTypeOf<[Torch_Int, Torch_Float, Torch_None],
+                                     "torch scalar (int or float) or none">;
+def Torch_OptionalList : AnyTypeOf<[Torch_List, Torch_None], "torch list or none">;
+def Torch_OptionalDevice : AnyTypeOf<[Torch_Device, Torch_None], "torch Device or none">;
+def Torch_OptionalGenerator : AnyTypeOf<[Torch_Generator, Torch_None],
+                                        "torch Generator or none">;
 
 #endif // LTC_MLIR_TORCH_TYPES
