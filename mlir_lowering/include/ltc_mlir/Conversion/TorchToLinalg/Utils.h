@@ -181,7 +181,7 @@ mlir::Value createReduction(
 //===----------------------------------------------------------------------===//
 // Sums (Summation.cpp): every floating-point sum of the lowering goes
 // through createSum, which splits long sums into blocks and lanes so that
-// no accumulator adds more than ~1K values (ATen's cascade sums are as
+// no accumulator adds more than 256 values (ATen's cascade sums are as
 // accurate; one accumulator loses ~n ulps over n values).
 //===----------------------------------------------------------------------===//
 
