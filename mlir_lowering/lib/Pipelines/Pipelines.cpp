@@ -30,7 +30,8 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   std::string s;
   llvm::raw_string_ostream os(s);
   // Tensor level: parallel + register tiles, vectorization, then keep the
-  // matmul accumulators in vector registers across the K loop.
+  // matmul accumulators in vector registers across the K loop (in blocks of
+  // K, see BlockAccumulation.cpp).
   os << "ltc-prepare-function-boundaries,"
      << "func.func(ltc-fold-transposes-into-contractions),"
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
@@ -38,7 +39,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << " vectorize=" << (options.vectorize ? "true" : "false") << "}),"
      << "canonicalize,cse,"
      << "func.func(loop-invariant-subset-hoisting,loop-invariant-code-motion),"
-     << "canonicalize,";
+     << "canonicalize,func.func(ltc-block-k-accumulation),";
   // Buffers: inputs are read-only PyTorch tensors (writable = false), results
   // are written straight into caller-allocated out-params.
   os << "eliminate-empty-tensors,"
@@ -192,6 +193,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createPrepareFunctionBoundariesPass);
   registerPass(createTileAndVectorizePass);
   registerPass(createFoldTransposesIntoContractionsPass);
+  registerPass(createBlockAccumulationPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",
