@@ -12,6 +12,7 @@
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -134,6 +135,7 @@ void InitBackend() {
     if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    RegisterViewKernels();
   });
 }
 

@@ -178,3 +178,118 @@ def test_index_put_row_keeps_the_rest():
         x[_like(x, torch.tensor([0]))] = 5.0
         return x
     _check(fn, (3, 4), native=False)
+
+
+# --- 3. in-place ops on views, then detach / clone / .cpu() -------------------
+# torch 1.13's detach of a functionalized lazy view lost the view once its
+# alias group had been mutated: after `v = x[:, 1]; v.mul_(2)`,
+# `v.detach().cpu()` had x's shape [3, 4] (TS backend too). Fixed by our
+# AutogradLazy detach kernel (ltc_backend/view_kernels.cpp).
+
+VIEWS = {
+    "column": lambda x: x[:, 1],
+    "row": lambda x: x[1],
+    "t": lambda x: x.t(),
+    "transpose": lambda x: x.transpose(0, 1),
+    "diagonal": lambda x: x.diagonal(),
+    "rows_every_other_col": lambda x: x[1:, ::2],
+    "unsqueeze": lambda x: x.unsqueeze(0),
+    "view": lambda x: x.view(12),
+    "t_then_slice": lambda x: x.t()[1:3],
+    "first_row_2d": lambda x: x[:1],
+    "view_permute": lambda x: x.view(2, 3, 2).permute(2, 0, 1),
+    "column_unsqueeze": lambda x: x[:, 2].unsqueeze(1),
+}
+INPLACE = {
+    "mul_": lambda v: v.mul_(2),
+    "add_": lambda v: v.add_(1),
+    "zero_": lambda v: v.zero_(),
+    "fill_": lambda v: v.fill_(3),
+    "copy_": lambda v: v.copy_(torch.full(v.shape, 5.0).to(v.device)),
+    "sub_": lambda v: v.sub_(0.5),
+    "relu_": lambda v: v.relu_(),
+}
+READS = {
+    "v.detach()": lambda x, v: v.detach(),
+    "v.clone()": lambda x, v: v.clone(),
+    "v": lambda x, v: v,
+    "x": lambda x, v: x,
+    "x.detach()": lambda x, v: x.detach(),
+    "x.clone()": lambda x, v: x.clone(),
+    "v.detach() * 2": lambda x, v: v.detach() * 2,
+    # detach shares storage: an in-place op on it writes into x.
+    "v.detach().add_(100) then x": lambda x, v: (v.detach().add_(100), x)[1],
+}
+
+
+@pytest.mark.parametrize("inplace", list(INPLACE), ids=str)
+@pytest.mark.parametrize("view", list(VIEWS), ids=str)
+def test_inplace_on_view_then_read(view, inplace):
+    base = torch.randn(3, 4, generator=torch.Generator().manual_seed(7))
+    for read_name, read in READS.items():
+        got = []
+        for device in ("cpu", "lazy"):
+            x = base.clone().to(device)
+            v = VIEWS[view](x)
+            INPLACE[inplace](v)
+            out = read(x, v)
+            got.append((out.cpu(), x.cpu(), v.cpu()))
+        (e_out, e_x, e_v), (l_out, l_x, l_v) = got
+        for what, e, l in (("result", e_out, l_out), ("x", e_x, l_x), ("v", e_v, l_v)):
+            assert l.shape == e.shape, f"{read_name}: {what} shape {tuple(l.shape)} != eager {tuple(e.shape)}"
+            torch.testing.assert_close(l, e, rtol=RTOL, atol=ATOL,
+                                       msg=lambda m: f"{read_name}: {what}: {m}")
+
+
+def test_reported_reproducer_detach_after_mul_():
+    xe = torch.randn(3, 4, generator=torch.Generator().manual_seed(0))
+    x = xe.clone().to("lazy")
+    v = x[:, 1]
+    v.mul_(2)
+    d = v.detach().cpu()
+    assert d.shape == (3,)
+    torch.testing.assert_close(d, xe[:, 1] * 2, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(x[:, 1].cpu(), xe[:, 1] * 2, rtol=RTOL, atol=ATOL)
+    torch.testing.assert_close(x.cpu()[:, 0], xe[:, 0], rtol=0, atol=0)
+
+
+def test_detach_after_mark_step_and_mutation_is_native():
+    x = torch.randn(3, 4).to("lazy")
+    v = x[:, 1]
+    torch._lazy.mark_step()
+    ltc_mlir.reset_metrics()
+    v.mul_(2)
+    d = v.detach()
+    torch._lazy.mark_step()
+    assert d.cpu().shape == (3,)
+    assert_all_native()
+
+
+def test_detach_shares_the_version_counter():
+    """As in eager: an in-place op on the detached tensor is seen by autograd
+    (the saved sigmoid output was modified)."""
+    for device in ("cpu", "lazy"):
+        a = torch.randn(3).to(device).requires_grad_()
+        b = a.sigmoid()
+        c = b.detach()
+        assert not c.requires_grad and c.grad_fn is None
+        c.zero_()
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            b.sum().backward()
+
+
+def test_detach_of_view_keeps_autograd_of_the_rest():
+    """Gradients flow through the base while a detached view is read."""
+    base = torch.randn(3, 4, generator=torch.Generator().manual_seed(3))
+    grads = []
+    for device in ("cpu", "lazy"):
+        w = base.clone().to(device).requires_grad_()
+        y = w * 3
+        col = y[:, 1]
+        col.mul_(2)
+        frozen = col.detach()
+        loss = (y * y).sum() + frozen.sum()
+        loss.backward()
+        grads.append((w.grad.cpu(), frozen.cpu()))
+    torch.testing.assert_close(grads[1][0], grads[0][0], rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(grads[1][1], grads[0][1], rtol=1e-5, atol=1e-5)
