@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ltc_backend/computation.h"
+#include "ltc_backend/eager_layout.h"
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/lowering_context.h"
@@ -44,6 +45,10 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     at::Tensor copy = tensor.to(at::TensorOptions().device(at::kCPU).dtype(tensor.scalar_type()),
                                 /*non_blocking=*/false, /*copy=*/true,
                                 at::MemoryFormat::Contiguous);
+    // as_strided needs the layout eager would keep (see eager_layout.h).
+    std::vector<int64_t> host_strides = PreservedPermutedStrides(tensor);
+    if (!host_strides.empty())
+      return std::make_shared<HostLayoutData>(copy, shape, device, std::move(host_strides));
     return std::make_shared<TSData>(copy, shape, device);
   }
   BackendDataPtr MakeComputationDataFromScalar(const at::Scalar& scalar,

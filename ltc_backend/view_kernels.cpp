@@ -7,12 +7,17 @@
 #include "ltc_backend/view_kernels.h"
 
 #include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/MemoryFormat.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
 
 #include <memory>
+#include <vector>
+
+#include "ltc_backend/eager_layout.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -44,12 +49,139 @@ at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   return out;
 }
 
+// The regular autograd kernel of an op we override at AutogradLazy: the
+// Autograd alias kernel also serves AutogradOther, which comes next once
+// the AutogradLazy bit is dropped from the keyset.
+c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
+  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
+         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
+}
+
+// Where a view lives in its base's eager storage: its storage offset and,
+// when gradients are needed and the view misses some locations, which
+// locations it covers (a CPU bool tensor over the storage).
+struct ViewPlacement {
+  int64_t offset = 0;
+  at::Tensor covered;
+};
+
+// Replays the view's ops (autograd's view_fn) on a stand-in of the base
+// with the base's eager strides: a meta tensor for the offset alone, the
+// storage indices (arange) when the coverage is needed.
+ViewPlacement PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
+                        const at::Tensor& base, at::IntArrayRef base_strides,
+                        at::IntArrayRef view_sizes, bool need_coverage) {
+  at::Tensor stand_in;
+  if (need_coverage) {
+    stand_in = at::arange(base.numel(), at::TensorOptions().dtype(at::kLong))
+                   .as_strided(base.sizes(), base_strides, 0);
+  } else {
+    stand_in = at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
+  }
+  at::Tensor view;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    view = view_fn(stand_in);
+  }
+  TORCH_CHECK(view.sizes() == view_sizes,
+              "ltc_mlir: as_strided: replaying the view on its base gave sizes ", view.sizes(),
+              " instead of ", view_sizes);
+  ViewPlacement placement;
+  placement.offset = view.storage_offset();
+  if (need_coverage) {
+    at::Tensor covered = at::zeros({base.numel()}, at::TensorOptions().dtype(at::kBool));
+    covered.index_put_({view.reshape(-1)}, true);
+    if (!covered.all().item<bool>()) placement.covered = covered;
+  }
+  return placement;
+}
+
+// as_strided: eager addresses the storage of the tensor, which for a view is
+// its base's storage, laid out as eager would lay it out. Functionalization
+// records `as_strided_copy(<the view's value>)` instead, a fresh row-major
+// copy of the view: over `x.t()` the elements are taken in the wrong order,
+// an explicit storage offset counts from the view instead of the base, and
+// the bounds are checked against the view's size. Here the op is applied to
+// the base (autograd's view base), after a permute_copy into eager's
+// storage order when that is not row-major (channels-last); the default
+// offset is the view's offset in eager (PlaceView). In eager the gradient
+// reaches the base only through the view, so storage locations outside the
+// view get none: the base is then passed through
+// `where(covered, base, base.detach())`, equal in value.
+at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size,
+                         c10::SymIntArrayRef stride, c10::optional<c10::SymInt> storage_offset) {
+  at::Tensor base = self;
+  std::function<at::Tensor(const at::Tensor&)> view_fn;
+  if (auto* view = torch::autograd::impl::get_view_autograd_meta(self)) {
+    if (view->has_bw_view() && view->get_backward_view().has_view_fn()) {
+      const torch::autograd::ViewInfo& info = view->get_backward_view();
+      // A view that requires grad on its own (a leaf view of a base that
+      // does not) must keep its own gradient.
+      if (!self.requires_grad() || info.base_.requires_grad()) {
+        base = info.base_;
+        view_fn = info.view_fn();
+      }
+    }
+  }
+  std::vector<int64_t> base_strides = EagerStrides(base);
+  std::vector<int64_t> order = StorageOrder(base.sizes(), base_strides);
+  if (!view_fn && order.empty())
+    return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride, storage_offset);
+
+  ViewPlacement placement;
+  if (view_fn) {
+    bool need_coverage = at::GradMode::is_enabled() && base.requires_grad();
+    if (need_coverage || !storage_offset)
+      placement = PlaceView(view_fn, base, base_strides, self.sizes(), need_coverage);
+  }
+  // Row-major copy of the base in eager's storage order (not a view, so
+  // the call below takes the regular path).
+  at::Tensor storage = order.empty() ? base : at::permute_copy(base, order);
+  if (placement.covered.defined()) {
+    at::Tensor covered = placement.covered.view(storage.sizes()).to(storage.device());
+    storage = at::where(covered, storage, storage.detach());
+  }
+  c10::SymInt offset = storage_offset ? *storage_offset : c10::SymInt(placement.offset);
+  return at::as_strided_symint(storage, size, stride, offset);
+}
+
+bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t rank) {
+  return (memory_format == at::MemoryFormat::ChannelsLast && rank == 4) ||
+         (memory_format == at::MemoryFormat::ChannelsLast3d && rank == 5);
+}
+
+// clone/contiguous(memory_format=channels_last): LTC drops the memory
+// format (clone keeps the IR value; lazy tensors say they are contiguous in
+// every format, so contiguous returns self), while eager's result is
+// channels-last, which as_strided can see. A _to_copy keeps the format in
+// the IR (see eager_layout.cpp); its values are unchanged.
+at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
+                     c10::optional<at::MemoryFormat> memory_format) {
+  if (!IsChannelsLastFor(memory_format, self.dim()))
+    return at::_ops::clone::redispatch(RegularAutograd(ks), self, memory_format);
+  return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
+}
+
+at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
+                          at::MemoryFormat memory_format) {
+  if (!IsChannelsLastFor(memory_format, self.dim()))
+    return at::_ops::contiguous::redispatch(RegularAutograd(ks), self, memory_format);
+  std::vector<int64_t> want = self.dim() == 4 ? c10::get_channels_last_strides_2d(self.sizes())
+                                              : c10::get_channels_last_strides_3d(self.sizes());
+  if (!torch::autograd::impl::get_view_autograd_meta(self) && EagerStrides(self) == want)
+    return self;
+  return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
+}
+
 }  // namespace
 
 void RegisterViewKernels() {
   static auto* library = new torch::Library(torch::Library::IMPL, "aten",
                                             c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
   library->impl("detach", TORCH_FN(DetachLazy));
+  library->impl("as_strided", TORCH_FN(AsStridedLazy));
+  library->impl("clone", TORCH_FN(CloneLazy));
+  library->impl("contiguous", TORCH_FN(ContiguousLazy));
 }
 
 }  // namespace backend

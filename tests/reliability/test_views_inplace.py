@@ -180,6 +180,133 @@ def test_index_put_row_keeps_the_rest():
     _check(fn, (3, 4), native=False)
 
 
+# --- 2. as_strided over views and channels-last tensors -------------------------
+# Eager's as_strided addresses storage: for a view, its base's storage in
+# eager's layout. LTC records as_strided_copy of a fresh row-major copy of
+# the view (the TS backend is right only by accident of eager strides in its
+# graph). Fixed by our AutogradLazy as_strided kernel (ltc_backend/
+# view_kernels.cpp, eager_layout.cpp).
+
+CL, CL3D = torch.channels_last, torch.channels_last_3d
+
+
+def _arange(*shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return lambda: torch.arange(float(n)).view(*shape)
+
+
+# name: (base on CPU, view, size, stride, storage offset)
+AS_STRIDED = {
+    "t": (_arange(3, 4), lambda x: x.t(), (3, 2), (1, 4), 1),
+    "numpy_T": (_arange(3, 4), lambda x: x.T, (3, 2), (1, 4), 1),
+    "t_default_offset": (_arange(3, 4), lambda x: x.t(), (2, 2), (1, 4), None),
+    "permute": (_arange(2, 3, 4), lambda x: x.permute(2, 0, 1), (2, 3), (2, 5), 2),
+    "movedim": (_arange(2, 3, 4), lambda x: x.movedim(0, 2), (3, 3), (4, 1), 3),
+    "transpose_3d": (_arange(2, 3, 4), lambda x: x.transpose(0, 2), (4, 2), (1, 12), 0),
+    "t_then_select": (_arange(3, 4), lambda x: x.t()[1], (2,), (4,), None),
+    "slice_offset": (_arange(4, 6), lambda x: x[1:], (2, 3), (1, 2), 1),
+    "slice_default_offset": (_arange(4, 6), lambda x: x[1:], (2, 3), (1, 2), None),
+    "select_column": (_arange(4, 6), lambda x: x[:, 2], (2, 2), (1, 6), None),
+    "diagonal": (_arange(4, 4), lambda x: x.diagonal(), (3,), (5,), None),
+    "t_unsqueeze": (_arange(3, 4), lambda x: x.t().unsqueeze(0), (2, 3), (3, 1), 0),
+    "t_step_slice": (_arange(3, 4), lambda x: x.t()[::2], (2, 2), (1, 4), None),
+    "expand": (_arange(3, 4), lambda x: x[:1].expand(3, 4), (2, 3), (1, 2), 0),
+    "not_a_view": (_arange(3, 4), lambda x: x, (2, 3), (1, 2), 1),
+    "not_a_view_overlapping": (_arange(3, 4), lambda x: x, (2, 3, 4), (0, 4, 1), None),
+    "channels_last_on_lazy": (_arange(1, 2, 3, 4), lambda x: x.to(memory_format=CL), (2, 3), (1, 2), 1),
+    "channels_last_clone": (_arange(2, 2, 3, 4), lambda x: x.clone(memory_format=CL), (2, 3), (1, 2), 5),
+    "channels_last_then_permute": (_arange(2, 2, 3, 4),
+                                   lambda x: x.to(memory_format=CL).permute(0, 2, 3, 1), (3, 2), (2, 1), None),
+    "channels_last_3d": (_arange(1, 2, 2, 3, 4), lambda x: x.to(memory_format=CL3D), (3, 2), (2, 1), 1),
+    "channels_last_from_cpu": (lambda: _arange(1, 2, 3, 4)().to(memory_format=CL), lambda x: x, (2, 3), (1, 2), 1),
+    "channels_last_from_cpu_transposed": (lambda: _arange(2, 2, 3, 4)().to(memory_format=CL),
+                                          lambda x: x.transpose(1, 3), (2, 3), (1, 2), None),
+    "transposed_from_cpu": (lambda: _arange(3, 4)().t(), lambda x: x, (3, 2), (1, 4), 1),
+    "transposed_from_cpu_sliced": (lambda: _arange(3, 4)().t(), lambda x: x[1:], (3, 2), (1, 4), None),
+    # x.contiguous(memory_format=...) never reaches the dispatcher on lazy
+    # tensors: Python's Tensor.contiguous returns self when
+    # is_contiguous(memory_format) is true, which LTCTensorImpl answers for
+    # every format in torch 1.13.
+    "channels_last_contiguous": pytest.param(
+        (_arange(2, 2, 3, 4), lambda x: x.contiguous(memory_format=CL), (2, 3), (1, 2), 5),
+        marks=pytest.mark.xfail(strict=True, reason="Tensor.contiguous(memory_format) is decided "
+                                "in Python from LTCTensorImpl::is_contiguous, true for every format")),
+}
+
+
+def _as_strided_both(make, view, size, stride, offset, grad):
+    results = []
+    for device in ("cpu", "lazy"):
+        x = make().to(device)
+        if grad:
+            x.requires_grad_()
+        y = torch.as_strided(view(x), size, stride, offset)
+        outs = [y]
+        if grad:
+            cot = torch.arange(1.0, y.numel() + 1.0).view(y.shape).to(device)
+            (y * cot).sum().backward()
+            outs.append(x.grad)
+        if device == "lazy":
+            torch._lazy.mark_step()
+        results.append([o.detach().cpu() for o in outs])
+    return results
+
+
+def _as_strided_params():
+    for name, case in AS_STRIDED.items():
+        if hasattr(case, "marks"):  # a pytest.param
+            yield pytest.param(case.values[0], id=name, marks=case.marks)
+        else:
+            yield pytest.param(case, id=name)
+
+
+@pytest.mark.parametrize("case", list(_as_strided_params()))
+def test_as_strided_forward(case):
+    (eager,), (lazy,) = _as_strided_both(*case, grad=False)
+    assert lazy.shape == eager.shape
+    torch.testing.assert_close(lazy, eager, rtol=0, atol=0)
+    assert_all_native()
+
+
+@pytest.mark.parametrize("case", list(_as_strided_params()))
+def test_as_strided_backward(case):
+    eager, lazy = _as_strided_both(*case, grad=True)
+    for what, e, l in zip(("result", "x.grad"), eager, lazy):
+        assert l.shape == e.shape, f"{what}: shape {tuple(l.shape)} != eager {tuple(e.shape)}"
+        torch.testing.assert_close(l, e, rtol=RTOL, atol=ATOL, msg=lambda m: f"{what}: {m}")
+
+
+def test_reported_reproducer_as_strided_of_t():
+    x = torch.arange(12.).view(3, 4)
+    lazy = torch.as_strided(x.to("lazy").t(), (3, 2), (1, 4), 1).cpu()
+    torch.testing.assert_close(lazy, torch.as_strided(x.t(), (3, 2), (1, 4), 1), rtol=0, atol=0)
+    torch.testing.assert_close(lazy, torch.tensor([[1., 5.], [2., 6.], [3., 7.]]), rtol=0, atol=0)
+
+
+def test_as_strided_out_of_the_view_but_inside_the_base():
+    """Eager checks bounds against the base's storage: reading past the
+    view's own elements is fine, past the base is an error, like eager."""
+    x = torch.arange(24.).view(4, 6)
+    lazy = torch.as_strided(x.to("lazy")[:, 2], (2, 2), (1, 6), None).cpu()
+    torch.testing.assert_close(lazy, torch.as_strided(x[:, 2], (2, 2), (1, 6)), rtol=0, atol=0)
+    for device in ("cpu", "lazy"):
+        with pytest.raises(RuntimeError, match="out of bounds for storage"):
+            torch.as_strided(x.to(device)[:, 2], (2, 2), (1, 6), 20).cpu()
+
+
+def test_as_strided_view_then_inplace_writes_the_base():
+    """as_strided of a view is a view of the base: writing into it changes
+    the base, as in eager."""
+    results = []
+    for device in ("cpu", "lazy"):
+        x = torch.arange(12.).view(3, 4).to(device)
+        torch.as_strided(x.t(), (2, 2), (1, 4), 1).mul_(-1)
+        results.append(x.cpu())
+    torch.testing.assert_close(results[1], results[0], rtol=0, atol=0)
+
+
 # --- 3. in-place ops on views, then detach / clone / .cpu() -------------------
 # torch 1.13's detach of a functionalized lazy view lost the view once its
 # alias group had been mutated: after `v = x[:, 1]; v.mul_(2)`,
