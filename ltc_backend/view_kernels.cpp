@@ -11,6 +11,7 @@
 #include <c10/core/MemoryFormat.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
 
@@ -57,44 +58,56 @@ c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
          c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
 }
 
-// Where a view lives in its base's eager storage: its storage offset and,
-// when gradients are needed and the view misses some locations, which
-// locations it covers (a CPU bool tensor over the storage).
-struct ViewPlacement {
+// Where a view lives in its base's eager storage (sizes, strides, offset),
+// found by replaying the view's ops (autograd's view_fn) on a meta tensor
+// with the base's eager strides.
+struct ViewGeometry {
+  std::vector<int64_t> sizes, strides;
   int64_t offset = 0;
-  at::Tensor covered;
+  bool covers_storage = false;  // every storage location, each once
 };
 
-// Replays the view's ops (autograd's view_fn) on a stand-in of the base
-// with the base's eager strides: a meta tensor for the offset alone, the
-// storage indices (arange) when the coverage is needed.
-ViewPlacement PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
-                        const at::Tensor& base, at::IntArrayRef base_strides,
-                        at::IntArrayRef view_sizes, bool need_coverage) {
-  at::Tensor stand_in;
-  if (need_coverage) {
-    stand_in = at::arange(base.numel(), at::TensorOptions().dtype(at::kLong))
-                   .as_strided(base.sizes(), base_strides, 0);
-  } else {
-    stand_in = at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
-  }
+ViewGeometry PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
+                       const at::Tensor& base, at::IntArrayRef base_strides,
+                       at::IntArrayRef view_sizes) {
+  at::Tensor meta_base =
+      at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
   at::Tensor view;
   {
     at::AutoDispatchBelowADInplaceOrView guard;
-    view = view_fn(stand_in);
+    view = view_fn(meta_base);
   }
   TORCH_CHECK(view.sizes() == view_sizes,
               "ltc_mlir: as_strided: replaying the view on its base gave sizes ", view.sizes(),
               " instead of ", view_sizes);
-  ViewPlacement placement;
-  placement.offset = view.storage_offset();
-  if (need_coverage) {
-    at::Tensor covered = at::zeros({base.numel()}, at::TensorOptions().dtype(at::kBool));
-    covered.index_put_({view.reshape(-1)}, true);
-    if (!covered.all().item<bool>()) placement.covered = covered;
-  }
-  return placement;
+  ViewGeometry geometry{view.sizes().vec(), view.strides().vec(), view.storage_offset(), false};
+  geometry.covers_storage = view.numel() == base.numel() && view.is_non_overlapping_and_dense();
+  return geometry;
 }
+
+// Identity forward; the gradient keeps only the storage locations of a view
+// (eager's as_strided of a view sends gradient to the base only through the
+// view). Built from ops LTC has kernels for (where has none).
+class RestrictGradToView : public torch::autograd::Function<RestrictGradToView> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& storage,
+                            const ViewGeometry& view) {
+    ctx->saved_data["sizes"] = view.sizes;
+    ctx->saved_data["strides"] = view.strides;
+    ctx->saved_data["offset"] = view.offset;
+    return storage.clone();
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
+    std::vector<int64_t> strides = ctx->saved_data["strides"].toIntVector();
+    int64_t offset = ctx->saved_data["offset"].toInt();
+    const at::Tensor& grad = grads[0];
+    at::Tensor in_view = at::as_strided(grad, sizes, strides, offset);
+    return {at::as_strided_scatter(at::zeros_like(grad), in_view, sizes, strides, offset),
+            at::Tensor()};
+  }
+};
 
 // as_strided: eager addresses the storage of the tensor, which for a view is
 // its base's storage, laid out as eager would lay it out. Functionalization
@@ -106,8 +119,7 @@ ViewPlacement PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view
 // storage order when that is not row-major (channels-last); the default
 // offset is the view's offset in eager (PlaceView). In eager the gradient
 // reaches the base only through the view, so storage locations outside the
-// view get none: the base is then passed through
-// `where(covered, base, base.detach())`, equal in value.
+// view get none (RestrictGradToView).
 at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size,
                          c10::SymIntArrayRef stride, c10::optional<c10::SymInt> storage_offset) {
   at::Tensor base = self;
@@ -128,20 +140,14 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
   if (!view_fn && order.empty())
     return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride, storage_offset);
 
-  ViewPlacement placement;
-  if (view_fn) {
-    bool need_coverage = at::GradMode::is_enabled() && base.requires_grad();
-    if (need_coverage || !storage_offset)
-      placement = PlaceView(view_fn, base, base_strides, self.sizes(), need_coverage);
-  }
+  ViewGeometry view;
+  if (view_fn) view = PlaceView(view_fn, base, base_strides, self.sizes());
   // Row-major copy of the base in eager's storage order (not a view, so
   // the call below takes the regular path).
   at::Tensor storage = order.empty() ? base : at::permute_copy(base, order);
-  if (placement.covered.defined()) {
-    at::Tensor covered = placement.covered.view(storage.sizes()).to(storage.device());
-    storage = at::where(covered, storage, storage.detach());
-  }
-  c10::SymInt offset = storage_offset ? *storage_offset : c10::SymInt(placement.offset);
+  if (view_fn && !view.covers_storage && at::GradMode::is_enabled() && base.requires_grad())
+    storage = RestrictGradToView::apply(storage, view);
+  c10::SymInt offset = storage_offset ? *storage_offset : c10::SymInt(view.offset);
   return at::as_strided_symint(storage, size, stride, offset);
 }
 

@@ -276,6 +276,7 @@ def test_as_strided_backward(case):
     for what, e, l in zip(("result", "x.grad"), eager, lazy):
         assert l.shape == e.shape, f"{what}: shape {tuple(l.shape)} != eager {tuple(e.shape)}"
         torch.testing.assert_close(l, e, rtol=RTOL, atol=ATOL, msg=lambda m: f"{what}: {m}")
+    assert_all_native()
 
 
 def test_reported_reproducer_as_strided_of_t():
@@ -305,6 +306,18 @@ def test_as_strided_view_then_inplace_writes_the_base():
         torch.as_strided(x.t(), (2, 2), (1, 4), 1).mul_(-1)
         results.append(x.cpu())
     torch.testing.assert_close(results[1], results[0], rtol=0, atol=0)
+    assert_all_native()
+
+
+def test_as_strided_after_an_inplace_write_through_a_view():
+    """The base's storage includes what was written through another view."""
+    results = []
+    for device in ("cpu", "lazy"):
+        x = torch.arange(12.).view(3, 4).to(device)
+        x[:, 1].mul_(10)
+        results.append(torch.as_strided(x.t(), (3, 2), (1, 4), 1).cpu())
+    torch.testing.assert_close(results[1], results[0], rtol=0, atol=0)
+    assert_all_native()
 
 
 # --- 3. in-place ops on views, then detach / clone / .cpu() -------------------

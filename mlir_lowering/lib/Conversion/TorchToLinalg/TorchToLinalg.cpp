@@ -105,6 +105,7 @@ struct ConvertTorchToLinalgPass
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);
     populateDataMovementPatterns(typeConverter, patterns);
+    populateAsStridedPatterns(typeConverter, patterns);
     populateIndexingPatterns(typeConverter, patterns);
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);

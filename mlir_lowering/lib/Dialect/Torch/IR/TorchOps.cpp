@@ -256,6 +256,13 @@ LogicalResult AtenAsStridedCopyOp::verify() {
   return success();
 }
 
+LogicalResult AtenAsStridedScatterOp::verify() {
+  if (getSelf().getType() != getType())
+    return emitOpError() << "result type " << getType()
+                         << " differs from self type " << getSelf().getType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing and concatenation
 //===----------------------------------------------------------------------===//

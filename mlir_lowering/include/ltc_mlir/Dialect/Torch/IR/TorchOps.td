@@ -370,6 +370,19 @@ def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy"> {
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
 }
+def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter"> {
+  let summary = "self with the strided view of its elements replaced by src";
+  let description = [{
+    flat(result)[storage_offset + sum_k i_k * stride_k] = src[i_0, ..., i_n]
+    (converted to self's dtype), every other element is self's; src has the
+    shape `size`. as_strided's backward emits it into zeros, and an in-place
+    write into an as_strided view becomes one.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src, Torch_List:$size,
+                       Torch_List:$stride, Torch_OptionalInt:$storage_offset);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
 
 // Indexing and concatenation. Tensor indexing (x[1:5:2], x[:, 1], x[..., -1])
 // produces slice_copy.Tensor/select_copy.int; their backward writes the
