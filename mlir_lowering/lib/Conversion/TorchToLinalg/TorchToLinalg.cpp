@@ -106,6 +106,7 @@ struct ConvertTorchToLinalgPass
     populateLinearPatterns(typeConverter, patterns);
     populateDataMovementPatterns(typeConverter, patterns);
     populateAsStridedPatterns(typeConverter, patterns);
+    populateDiagonalPatterns(typeConverter, patterns);
     populateIndexingPatterns(typeConverter, patterns);
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);

@@ -50,6 +50,8 @@ void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
 void populateAsStridedPatterns(TorchTypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+void populateDiagonalPatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(TorchTypeConverter &typeConverter,

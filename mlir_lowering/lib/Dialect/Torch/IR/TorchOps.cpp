@@ -401,6 +401,21 @@ LogicalResult AtenSelectCopyIntOp::verify() {
   return success();
 }
 
+LogicalResult AtenDiagonalCopyOp::verify() {
+  if (getSelf().getType().getDtype() != getType().getDtype())
+    return emitOpError() << "result dtype " << getType().getDtype()
+                         << " differs from self dtype "
+                         << getSelf().getType().getDtype();
+  return success();
+}
+
+LogicalResult AtenDiagonalScatterOp::verify() {
+  if (getSelf().getType() != getType())
+    return emitOpError() << "result type " << getType()
+                         << " differs from self type " << getSelf().getType();
+  return success();
+}
+
 LogicalResult AtenSelectScatterOp::verify() { return verifyDimSliceOp(*this); }
 
 LogicalResult AtenSliceCopyTensorOp::verify() {

@@ -388,6 +388,32 @@ def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter"> {
 // produces slice_copy.Tensor/select_copy.int; their backward writes the
 // gradient into zeros with slice_scatter/select_scatter. cat's backward is
 // slice_copy. dims wrap like ATen's maybe_wrap_dim.
+def Torch_AtenDiagonalCopyOp : Torch_AtenOp<"diagonal_copy"> {
+  let summary = "the diagonal of self in dims dim1 and dim2, moved last";
+  let description = [{
+    result[..., i] = self[..., dim1 = i + max(0, -offset), ...,
+                          dim2 = i + max(0, offset), ...]: dim1 and dim2 are
+    removed and the diagonal (of length min(size1, size2 - offset) for
+    offset >= 0, min(size1 + offset, size2) below, at least 0) is the last
+    dim. dims wrap like ATen's maybe_wrap_dim.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$offset, Torch_Int:$dim1,
+                       Torch_Int:$dim2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+def Torch_AtenDiagonalScatterOp : Torch_AtenOp<"diagonal_scatter"> {
+  let summary = "self with its diagonal (see diagonal_copy) replaced by src";
+  let description = [{
+    src has diagonal_copy's result shape (and is converted to self's
+    dtype); the result has self's type. x.diagonal().mul_(2) on lazy
+    tensors writes back with it.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src, Torch_Int:$offset,
+                       Torch_Int:$dim1, Torch_Int:$dim2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
 def Torch_AtenSelectCopyIntOp : Torch_AtenOp<"select_copy.int"> {
   let summary = "self[..., index, ...] at dim: the dim is removed";
   let description = [{
