@@ -10,11 +10,13 @@
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/computation.h"
 #include "ltc_backend/execution_errors.h"
+#include "ltc_backend/eager_layout.h"
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/inplace_update_flush.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -46,6 +48,10 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     at::Tensor copy = tensor.to(at::TensorOptions().device(at::kCPU).dtype(tensor.scalar_type()),
                                 /*non_blocking=*/false, /*copy=*/true,
                                 at::MemoryFormat::Contiguous);
+    // as_strided needs the layout eager would keep (see eager_layout.h).
+    std::vector<int64_t> host_strides = PreservedPermutedStrides(tensor);
+    if (!host_strides.empty())
+      return std::make_shared<HostLayoutData>(copy, shape, device, std::move(host_strides));
     return std::make_shared<MlirData>(copy, shape, device);
   }
   BackendDataPtr MakeComputationDataFromScalar(const at::Scalar& scalar,
@@ -142,6 +148,7 @@ void InitBackend() {
     if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    RegisterViewKernels();
     RegisterInplaceUpdateFlush();
   });
 }

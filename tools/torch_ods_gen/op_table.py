@@ -128,6 +128,24 @@ Autograd emits it when accumulating gradients, typically with the
 contiguous strides of the result and
 `storage_offset = IntImplicit(vtensor.literal 0)`.
 """),
+    "as_strided_scatter": verified("self with the strided view of its elements replaced by src", """
+flat(result)[storage_offset + sum_k i_k * stride_k] = src[i_0, ..., i_n]
+(converted to self's dtype), every other element is self's; src has the
+shape `size`. as_strided's backward emits it into zeros, and an in-place
+write into an as_strided view becomes one.
+"""),
+    "diagonal_copy": verified("the diagonal of self in dims dim1 and dim2, moved last", """
+result[..., i] = self[..., dim1 = i + max(0, -offset), ...,
+dim2 = i + max(0, offset), ...]: dim1 and dim2 are removed and the
+diagonal (of length min(size1, size2 - offset) for offset >= 0,
+min(size1 + offset, size2) below, at least 0) is the last dim. dims wrap
+like ATen's maybe_wrap_dim.
+"""),
+    "diagonal_scatter": verified("self with its diagonal (see diagonal_copy) replaced by src", """
+src has diagonal_copy's result shape (and is converted to self's dtype);
+the result has self's type. x.diagonal().mul_(2) on lazy tensors writes
+back with it.
+"""),
     "detach_copy": OpSpec(summary="identity (autograd detach)"),
     "_to_copy": OpSpec(
         summary="copy converted to the result dtype (Tensor.to(dtype), .float(), ...)",

@@ -42,7 +42,10 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << "canonicalize,func.func(ltc-block-k-accumulation),";
   // Buffers: inputs are read-only PyTorch tensors (writable = false), results
   // are written straight into caller-allocated out-params.
-  os << "eliminate-empty-tensors,"
+  // (A partial vector write must not be taken for a full overwrite, or the
+  // destination's other elements are never copied.)
+  os << "func.func(ltc-split-partial-transfer-writes),"
+     << "eliminate-empty-tensors,"
      << "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map},"
      << "canonicalize,cse,canonicalize,"
@@ -194,6 +197,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createTileAndVectorizePass);
   registerPass(createFoldTransposesIntoContractionsPass);
   registerPass(createBlockAccumulationPass);
+  registerPass(createSplitPartialTransferWritesPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

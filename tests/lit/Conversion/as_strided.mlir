@@ -127,3 +127,52 @@ func.func @squeeze_0d(%a: !torch.vtensor<[1,1],f32>, %b: !torch.vtensor<[],f32>)
   %1 = torch.aten.squeeze_copy.dim %b, %int0 : (!torch.vtensor<[],f32>, !torch.int) -> !torch.vtensor<[],f32>
   return %0, %1 : !torch.vtensor<[],f32>, !torch.vtensor<[],f32>
 }
+
+// -----
+
+// as_strided_scatter: src written into the flattened self at
+// offset + i0 * stride0 + i1 * stride1, in serial loops of tensor.insert
+// (bufferized into one copy of self), then reshaped back.
+// CHECK-LABEL: func.func @as_strided_scatter_loops(
+// CHECK-SAME: %[[A:.*]]: tensor<4x5xf32>, %[[SRC:.*]]: tensor<3x3xf32>)
+// CHECK: %[[FLAT:.*]] = tensor.collapse_shape %[[A]] {{\[\[}}0, 1]] : tensor<4x5xf32> into tensor<20xf32>
+// CHECK: %[[OFF:.*]] = arith.constant 2 : index
+// CHECK: %[[R:.*]] = scf.for %[[I:.*]] = %{{.*}} iter_args(%[[ACC0:.*]] = %[[FLAT]]) -> (tensor<20xf32>)
+// CHECK:   scf.for %[[J:.*]] = %{{.*}} iter_args(%[[ACC1:.*]] = %[[ACC0]]) -> (tensor<20xf32>)
+// CHECK:     %[[E:.*]] = tensor.extract %[[SRC]][%[[I]], %[[J]]] : tensor<3x3xf32>
+// CHECK:     %[[S0:.*]] = arith.addi %[[OFF]], %[[I]] : index
+// CHECK:     %[[M1:.*]] = arith.muli %[[J]], %{{.*}} : index
+// CHECK:     %[[IDX:.*]] = arith.addi %[[S0]], %[[M1]] : index
+// CHECK:     %[[INS:.*]] = tensor.insert %[[E]] into %[[ACC1]][%[[IDX]]] : tensor<20xf32>
+// CHECK:     scf.yield %[[INS]]
+// CHECK: tensor.expand_shape %[[R]] {{\[\[}}0, 1]] output_shape [4, 5] : tensor<20xf32> into tensor<4x5xf32>
+func.func @as_strided_scatter_loops(%a: !torch.vtensor<[4,5],f32>, %src: !torch.vtensor<[3,3],f32>) -> !torch.vtensor<[4,5],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int4 = torch.constant.int 4
+  %size = torch.prim.ListConstruct %int3, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int1, %int4 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_scatter %a, %src, %size, %stride, %int2 : (!torch.vtensor<[4,5],f32>, !torch.vtensor<[3,3],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[4,5],f32>
+  return %0 : !torch.vtensor<[4,5],f32>
+}
+
+// -----
+
+// All of self in order: the result is src, converted to self's dtype.
+// CHECK-LABEL: func.func @as_strided_scatter_everything(
+// CHECK-SAME: %[[A:.*]]: tensor<2x3xf32>, %[[SRC:.*]]: tensor<6xf64>)
+// CHECK-NOT: scf.for
+// CHECK: %[[C:.*]] = linalg.generic
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+// CHECK: return %[[R]]
+func.func @as_strided_scatter_everything(%a: !torch.vtensor<[2,3],f32>, %src: !torch.vtensor<[6],f64>) -> !torch.vtensor<[2,3],f32> {
+  %none = torch.constant.none
+  %int1 = torch.constant.int 1
+  %int6 = torch.constant.int 6
+  %size = torch.prim.ListConstruct %int6 : (!torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_scatter %a, %src, %size, %stride, %none : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[6],f64>, !torch.list<int>, !torch.list<int>, !torch.none) -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}

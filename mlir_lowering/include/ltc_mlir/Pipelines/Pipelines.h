@@ -86,6 +86,14 @@ std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
 /// running sums after each block (precision of long K, as BLAS panels).
 std::unique_ptr<mlir::Pass> createBlockAccumulationPass();
 
+/// `ltc-split-partial-transfer-writes` (func): rewrites vector.transfer_write
+/// ops that write only part of their destination tensor, but that MLIR 22's
+/// bufferization treats as full overwrites (rank-reduced or permuted
+/// writes), into extract_slice / transfer_write / insert_slice, so the
+/// elements not written keep the destination's values. Runs right before
+/// bufferization.
+std::unique_ptr<mlir::Pass> createSplitPartialTransferWritesPass();
+
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();
 

@@ -3,11 +3,11 @@
 // LTC functionalizes views into value-semantic *_copy ops. Permutations
 // become linalg.transpose, reshapes and squeezes tensor.collapse_shape/
 // expand_shape (no data movement once bufferized), expand_copy a
-// broadcasting linalg.generic, as_strided_copy a reshape or a gather from the
-// flattened input, and identity ops forward their operand. IntImplicit (the
-// 0-dim tensor -> int conversion feeding as_strided_copy's offset) is here
-// too. Indexing (select/slice and their scatters, cat, stack, index_select)
-// is in Indexing.cpp.
+// broadcasting linalg.generic, and identity ops forward their operand.
+// IntImplicit (the 0-dim tensor -> int conversion feeding as_strided_copy's
+// offset) is here too. as_strided_copy and as_strided_scatter are in
+// AsStrided.cpp; indexing (select/slice and their scatters, cat, stack,
+// index_select) is in Indexing.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -382,159 +382,6 @@ public:
   }
 };
 
-/// as_strided_copy(self, size, stride, storage_offset):
-///   result[i...] = flat(self)[offset + sum_k i_k * stride_k].
-/// The contiguous strides of a same-sized result with offset 0 (what
-/// autograd emits when accumulating gradients) are a reshape; anything else
-/// is a linalg.generic reading the collapsed 1-D self with tensor.extract.
-class ConvertAsStridedCopyOp
-    : public TorchConversionPattern<torch::AtenAsStridedCopyOp> {
-public:
-  using Base::Base;
-  LogicalResult
-  matchAndRewrite(torch::AtenAsStridedCopyOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
-    auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    if (!type || type.getElementType() != inputType.getElementType())
-      return fail(op, rewriter, "result type is not convertible");
-    std::optional<SmallVector<int64_t>> size = getConstantIntList(op.getSize());
-    std::optional<SmallVector<int64_t>> stride =
-        getConstantIntList(op.getStride());
-    if (!size || !stride)
-      return fail(op, rewriter, "size and stride must be constant int lists");
-    if (size->size() != stride->size())
-      return fail(op, rewriter, "size and stride differ in length");
-    if (!llvm::equal(*size, type.getShape()))
-      return fail(op, rewriter, "result type does not match size");
-    if (llvm::any_of(*stride, [](int64_t s) { return s < 0; }))
-      return fail(op, rewriter, "negative strides are not supported");
-
-    // The storage offset: None (self's offset, 0), a constant, or a value
-    // known only at run time.
-    std::optional<int64_t> offset;
-    Value offsetValue;
-    if (isNone(op.getStorageOffset())) {
-      offset = 0;
-    } else {
-      offset = getConstantInt(adaptor.getStorageOffset());
-      auto implicit =
-          op.getStorageOffset().getDefiningOp<torch::AtenIntImplicitOp>();
-      if (!offset && implicit)
-        offset = getConstantScalarTensor(
-            implicit.getA(), isUnsignedDtype(getTorchDtype(implicit.getA())));
-      if (!offset)
-        offsetValue = adaptor.getStorageOffset();
-    }
-    if (offset && *offset < 0)
-      return fail(op, rewriter, "negative storage offset");
-
-    Location loc = op.getLoc();
-    int64_t numel = inputType.getNumElements();
-    if (type.getNumElements() == 0) {
-      rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, type));
-      return success();
-    }
-    // The largest element index read, relative to the offset.
-    int64_t span = 0;
-    for (auto [s, st] : llvm::zip_equal(*size, *stride))
-      span += (s - 1) * st;
-    if (span >= numel || (offset && *offset + span >= numel))
-      return fail(op, rewriter,
-                  "size, stride and storage offset read out of "
-                  "the bounds of self");
-
-    // Fast path: the contiguous layout of all of self.
-    if (offset == 0 && type.getNumElements() == numel &&
-        isContiguous(*size, *stride))
-      return replaceOrFail(
-          op, rewriter, createReshape(rewriter, loc, adaptor.getSelf(), type),
-          "cannot reshape");
-
-    auto flatType = RankedTensorType::get({numel}, inputType.getElementType());
-    FailureOr<Value> flat =
-        createReshape(rewriter, loc, adaptor.getSelf(), flatType);
-    if (failed(flat))
-      return fail(op, rewriter, "cannot flatten self");
-    Value base; // null for a zero offset
-    if (offset) {
-      if (*offset != 0)
-        base = arith::ConstantIndexOp::create(rewriter, loc, *offset);
-    } else {
-      // A bad run-time offset fails a runtime check; the clamp into
-      // [0, numel - 1 - span] only keeps the (discarded) result memory-safe.
-      Value ok = arith::CmpIOp::create(
-          rewriter, loc, arith::CmpIPredicate::ule, offsetValue,
-          createIntConstant(rewriter, loc, rewriter.getI64Type(),
-                            numel - 1 - span));
-      auto join = [](ArrayRef<int64_t> v) {
-        std::string s;
-        for (int64_t x : v)
-          s += (s.empty() ? "" : ", ") + std::to_string(x);
-        return "[" + s + "]";
-      };
-      emitRuntimeCheck(
-          rewriter, loc, ok,
-          "as_strided_copy: storage offset is out of bounds for storage of "
-          "size " +
-              std::to_string(numel) + ": sizes " + join(*size) +
-              " and strides " + join(*stride) +
-              " need a storage offset in [0, " +
-              std::to_string(numel - 1 - span) +
-              "]. Check the storage_offset passed to as_strided.");
-      Value off = arith::IndexCastOp::create(
-          rewriter, loc, rewriter.getIndexType(), offsetValue);
-      Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value last =
-          arith::ConstantIndexOp::create(rewriter, loc, numel - 1 - span);
-      off = arith::MaxSIOp::create(rewriter, loc, off, zero);
-      base = arith::MinSIOp::create(rewriter, loc, off, last);
-    }
-
-    int64_t rank = type.getRank();
-    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    Value init = createEmptyTensor(rewriter, loc, type);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{type}, ValueRange{}, ValueRange{init}, maps,
-        iterators, [&](OpBuilder &b, Location nloc, ValueRange) {
-          Value index = base;
-          for (int64_t k = 0; k < rank; ++k) {
-            if ((*size)[k] == 1 || (*stride)[k] == 0)
-              continue;
-            Value i = linalg::IndexOp::create(b, nloc, k);
-            if ((*stride)[k] != 1)
-              i = arith::MulIOp::create(
-                  b, nloc, i,
-                  arith::ConstantIndexOp::create(b, nloc, (*stride)[k]));
-            index = index ? arith::AddIOp::create(b, nloc, index, i) : i;
-          }
-          if (!index)
-            index = arith::ConstantIndexOp::create(b, nloc, 0);
-          Value element =
-              tensor::ExtractOp::create(b, nloc, *flat, ValueRange{index});
-          linalg::YieldOp::create(b, nloc, element);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
-  }
-
-private:
-  /// ATen's is_contiguous: row-major strides, ignoring size-1 dims.
-  static bool isContiguous(ArrayRef<int64_t> size, ArrayRef<int64_t> stride) {
-    int64_t expected = 1;
-    for (int64_t k = static_cast<int64_t>(size.size()) - 1; k >= 0; --k) {
-      if (size[k] == 1)
-        continue;
-      if (stride[k] != expected)
-        return false;
-      expected *= size[k];
-    }
-    return true;
-  }
-};
-
 /// detach_copy and clone: value semantics make them the identity.
 template <typename OpTy>
 class ConvertIdentityOp : public TorchConversionPattern<OpTy> {
@@ -561,7 +408,7 @@ void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                ConvertViewCopyOp, ConvertUnsqueezeCopyOp, ConvertExpandCopyOp,
                ConvertSqueezeCopyOp<torch::AtenSqueezeCopyOp>,
                ConvertSqueezeCopyOp<torch::AtenSqueezeCopyDimOp>,
-               ConvertIntImplicitOp, ConvertAsStridedCopyOp,
+               ConvertIntImplicitOp,
                ConvertIdentityOp<torch::AtenDetachCopyOp>,
                ConvertIdentityOp<torch::AtenCloneOp>>(typeConverter,
                                                       patterns.getContext());

@@ -762,10 +762,14 @@ public:
       return fail(op, rewriter, "result type is not convertible");
     if (!isNone(op.getLayout()) && getConstantInt(op.getLayout()) != 0)
       return fail(op, rewriter, "only the strided layout is supported");
-    if (!isNone(op.getMemoryFormat()) &&
-        getConstantInt(op.getMemoryFormat()) != 0 &&
-        getConstantInt(op.getMemoryFormat()) != 1)
-      return fail(op, rewriter, "only contiguous/preserve memory formats");
+    // Values do not depend on the memory format (contiguous, preserve,
+    // channels_last, channels_last_3d): only as_strided sees the layout, and
+    // ltc_backend applies it to a copy in eager's storage order.
+    if (!isNone(op.getMemoryFormat())) {
+      std::optional<int64_t> format = getConstantInt(op.getMemoryFormat());
+      if (!format || *format < 0 || *format > 3)
+        return fail(op, rewriter, "unknown memory format");
+    }
     bool srcUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
     bool toBool = isBoolDtype(getTorchDtype(op.getResult()));
     Type elemType = resultType.getElementType();

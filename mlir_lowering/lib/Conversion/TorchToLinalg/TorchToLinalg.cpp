@@ -107,6 +107,8 @@ struct ConvertTorchToLinalgPass
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);
     populateDataMovementPatterns(typeConverter, patterns);
+    populateAsStridedPatterns(typeConverter, patterns);
+    populateDiagonalPatterns(typeConverter, patterns);
     populateIndexingPatterns(typeConverter, patterns);
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);

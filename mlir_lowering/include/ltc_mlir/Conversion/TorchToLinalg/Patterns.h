@@ -48,6 +48,10 @@ void populateLinearPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                                   mlir::RewritePatternSet &patterns);
+void populateAsStridedPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateDiagonalPatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(TorchTypeConverter &typeConverter,

@@ -221,6 +221,13 @@ LogicalResult AtenAsStridedCopyOp::verify() {
   return success();
 }
 
+LogicalResult AtenAsStridedScatterOp::verify() {
+  if (getSelf().getType() != getType())
+    return emitOpError() << "result type " << getType()
+                         << " differs from self type " << getSelf().getType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Indexing and concatenation
 //===----------------------------------------------------------------------===//
@@ -356,6 +363,21 @@ LogicalResult AtenSelectCopyIntOp::verify() {
       return emitOpError() << "index " << *index << " is out of range for dim "
                            << **dim << " of size " << size;
   }
+  return success();
+}
+
+LogicalResult AtenDiagonalCopyOp::verify() {
+  if (getSelf().getType().getDtype() != getType().getDtype())
+    return emitOpError() << "result dtype " << getType().getDtype()
+                         << " differs from self dtype "
+                         << getSelf().getType().getDtype();
+  return success();
+}
+
+LogicalResult AtenDiagonalScatterOp::verify() {
+  if (getSelf().getType() != getType())
+    return emitOpError() << "result type " << getType()
+                         << " differs from self type " << getSelf().getType();
   return success();
 }
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 83 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 86 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -145,6 +145,22 @@ def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy", [Pure]> {
   let hasVerifier = 1;
 }
 
+// aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter", [Pure]> {
+  let summary = "self with the strided view of its elements replaced by src";
+  let description = [{
+    flat(result)[storage_offset + sum_k i_k * stride_k] = src[i_0, ..., i_n]
+    (converted to self's dtype), every other element is self's; src has the
+    shape `size`. as_strided's backward emits it into zeros, and an in-place
+    write into an as_strided view becomes one.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src,
+                       Torch_List:$size, Torch_List:$stride,
+                       Torch_OptionalInt:$storage_offset);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
 // aten::bmm(Tensor self, Tensor mat2) -> Tensor
 def Torch_AtenBmmOp : Torch_AtenOp<"bmm", [Pure]> {
   let summary = "batched matrix product [B,M,K] x [B,K,N] -> [B,M,N]";
@@ -201,6 +217,36 @@ def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy", [Pure]> {
   let summary = "identity (autograd detach)";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
+}
+
+// aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+def Torch_AtenDiagonalCopyOp : Torch_AtenOp<"diagonal_copy", [Pure]> {
+  let summary = "the diagonal of self in dims dim1 and dim2, moved last";
+  let description = [{
+    result[..., i] = self[..., dim1 = i + max(0, -offset), ...,
+    dim2 = i + max(0, offset), ...]: dim1 and dim2 are removed and the
+    diagonal (of length min(size1, size2 - offset) for offset >= 0,
+    min(size1 + offset, size2) below, at least 0) is the last dim. dims wrap
+    like ATen's maybe_wrap_dim.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$offset,
+                       Torch_Int:$dim1, Torch_Int:$dim2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
+// aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+def Torch_AtenDiagonalScatterOp : Torch_AtenOp<"diagonal_scatter", [Pure]> {
+  let summary = "self with its diagonal (see diagonal_copy) replaced by src";
+  let description = [{
+    src has diagonal_copy's result shape (and is converted to self's dtype);
+    the result has self's type. x.diagonal().mul_(2) on lazy tensors writes
+    back with it.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src,
+                       Torch_Int:$offset, Torch_Int:$dim1, Torch_Int:$dim2);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
 }
 
 // aten::div.Scalar(Tensor self, Scalar other) -> Tensor

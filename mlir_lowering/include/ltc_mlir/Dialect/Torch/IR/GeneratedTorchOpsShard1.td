@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 184 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 183 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -657,14 +657,6 @@ def Torch_AtenDiagEmbedOp : Torch_AtenOp<"diag_embed", [Pure]> {
   let summary = "`aten::diag_embed`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$offset,
                        Torch_Int:$dim1, Torch_Int:$dim2);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
-def Torch_AtenDiagonalScatterOp : Torch_AtenOp<"diagonal_scatter", [Pure]> {
-  let summary = "`aten::diagonal_scatter`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src,
-                       Torch_Int:$offset, Torch_Int:$dim1, Torch_Int:$dim2);
   let results = (outs Torch_VTensor:$result);
 }
 

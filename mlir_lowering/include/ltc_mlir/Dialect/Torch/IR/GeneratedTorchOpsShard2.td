@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 161 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -602,14 +602,6 @@ def Torch_AtenDequantizeSelfOp : Torch_AtenOp<"dequantize.self", [Pure]> {
 def Torch_AtenDiagOp : Torch_AtenOp<"diag", [Pure]> {
   let summary = "`aten::diag`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
-def Torch_AtenDiagonalCopyOp : Torch_AtenOp<"diagonal_copy", [Pure]> {
-  let summary = "`aten::diagonal_copy`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$offset,
-                       Torch_Int:$dim1, Torch_Int:$dim2);
   let results = (outs Torch_VTensor:$result);
 }
 

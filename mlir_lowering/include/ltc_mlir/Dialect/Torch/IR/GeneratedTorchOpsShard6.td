@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 163 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 162 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -348,15 +348,6 @@ def Torch_AtenArgsortOp : Torch_AtenOp<"argsort", [Pure]> {
   let summary = "`aten::argsort`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
                        Torch_Bool:$descending);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
-def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter", [Pure]> {
-  let summary = "`aten::as_strided_scatter`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$src,
-                       Torch_List:$size, Torch_List:$stride,
-                       Torch_OptionalInt:$storage_offset);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -1,0 +1,194 @@
+// AutogradLazy kernels for view ops whose torch 1.13 lazy behaviour differs
+// from eager. Lazy tensors are FunctionalTensorWrappers around LTC tensors:
+// views are replayed from their base through the functionalization's view
+// metas, and mutations of any member of an alias group are applied to the
+// base. Our kernels sit at the AutogradLazy key (above ADInplaceOrView and
+// Functionalize), so they only see lazy tensors.
+#include "ltc_backend/view_kernels.h"
+
+#include <ATen/ATen.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/MemoryFormat.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/core/LegacyTypeDispatch.h>
+#include <torch/csrc/autograd/custom_function.h>
+#include <torch/csrc/autograd/variable.h>
+#include <torch/library.h>
+
+#include <memory>
+#include <vector>
+
+#include "ltc_backend/eager_layout.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// detach: in torch 1.13, ADInplaceOrView's detach returns a shallow copy of
+// the functionalization's result (make_variable_non_differentiable_view).
+// FunctionalTensorWrapper's shallow copy keeps the storage (the alias group
+// of the base) but not the view metas, so once a member of the group has
+// been mutated, syncing the copy regenerates it from the base with no view
+// applied: after `v = x[:, 1]; v.mul_(2)`, `v.detach().cpu()` had x's shape
+// and values. The functionalization's own result is a correct view wrapper
+// (v's view metas plus detach); it is returned with what ADInplaceOrView
+// would give it: self's version counter, metadata frozen, no autograd meta.
+at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
+  at::Tensor out;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    out = at::_ops::detach::redispatch(ks & c10::after_ADInplaceOrView_keyset, self);
+  }
+  if (!at::functionalization::impl::isFunctionalTensor(out) ||
+      out.unsafeGetTensorImpl() == self.unsafeGetTensorImpl()) {
+    // Not functionalized (or the same impl): what torch does.
+    return torch::autograd::make_variable_non_differentiable_view(
+        self, out, /*allow_tensor_metadata_change=*/false);
+  }
+  torch::autograd::impl::set_version_counter(out, torch::autograd::impl::version_counter(self));
+  out.unsafeGetTensorImpl()->set_allow_tensor_metadata_change(false);
+  return out;
+}
+
+// The regular autograd kernel of an op we override at AutogradLazy: the
+// Autograd alias kernel also serves AutogradOther, which comes next once
+// the AutogradLazy bit is dropped from the keyset.
+c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
+  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
+         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
+}
+
+// Where a view lives in its base's eager storage (sizes, strides, offset),
+// found by replaying the view's ops (autograd's view_fn) on a meta tensor
+// with the base's eager strides.
+struct ViewGeometry {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  bool covers_storage = false;  // every storage location, each once
+};
+
+ViewGeometry PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
+                       const at::Tensor& base, at::IntArrayRef base_strides,
+                       at::IntArrayRef view_sizes) {
+  at::Tensor meta_base =
+      at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
+  at::Tensor view;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    view = view_fn(meta_base);
+  }
+  TORCH_CHECK(view.sizes() == view_sizes,
+              "ltc_mlir: as_strided: replaying the view on its base gave sizes ", view.sizes(),
+              " instead of ", view_sizes);
+  ViewGeometry geometry{view.sizes().vec(), view.strides().vec(), view.storage_offset(), false};
+  geometry.covers_storage = view.numel() == base.numel() && view.is_non_overlapping_and_dense();
+  return geometry;
+}
+
+// Identity forward; the gradient keeps only the storage locations of a view
+// (eager's as_strided of a view sends gradient to the base only through the
+// view). Built from ops LTC has kernels for (where has none).
+class RestrictGradToView : public torch::autograd::Function<RestrictGradToView> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& storage,
+                            const ViewGeometry& view) {
+    ctx->saved_data["sizes"] = view.sizes;
+    ctx->saved_data["strides"] = view.strides;
+    ctx->saved_data["offset"] = view.offset;
+    return storage.clone();
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    std::vector<int64_t> sizes = ctx->saved_data["sizes"].toIntVector();
+    std::vector<int64_t> strides = ctx->saved_data["strides"].toIntVector();
+    int64_t offset = ctx->saved_data["offset"].toInt();
+    const at::Tensor& grad = grads[0];
+    at::Tensor in_view = at::as_strided(grad, sizes, strides, offset);
+    return {at::as_strided_scatter(at::zeros_like(grad), in_view, sizes, strides, offset),
+            at::Tensor()};
+  }
+};
+
+// as_strided: eager addresses the storage of the tensor, which for a view is
+// its base's storage, laid out as eager would lay it out. Functionalization
+// records `as_strided_copy(<the view's value>)` instead, a fresh row-major
+// copy of the view: over `x.t()` the elements are taken in the wrong order,
+// an explicit storage offset counts from the view instead of the base, and
+// the bounds are checked against the view's size. Here the op is applied to
+// the base (autograd's view base), after a permute_copy into eager's
+// storage order when that is not row-major (channels-last); the default
+// offset is the view's offset in eager (PlaceView). In eager the gradient
+// reaches the base only through the view, so storage locations outside the
+// view get none (RestrictGradToView).
+at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size,
+                         c10::SymIntArrayRef stride, c10::optional<c10::SymInt> storage_offset) {
+  at::Tensor base = self;
+  std::function<at::Tensor(const at::Tensor&)> view_fn;
+  if (auto* view = torch::autograd::impl::get_view_autograd_meta(self)) {
+    if (view->has_bw_view() && view->get_backward_view().has_view_fn()) {
+      const torch::autograd::ViewInfo& info = view->get_backward_view();
+      // A view that requires grad on its own (a leaf view of a base that
+      // does not) must keep its own gradient.
+      if (!self.requires_grad() || info.base_.requires_grad()) {
+        base = info.base_;
+        view_fn = info.view_fn();
+      }
+    }
+  }
+  std::vector<int64_t> base_strides = EagerStrides(base);
+  std::vector<int64_t> order = StorageOrder(base.sizes(), base_strides);
+  if (!view_fn && order.empty())
+    return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride, storage_offset);
+
+  ViewGeometry view;
+  if (view_fn) view = PlaceView(view_fn, base, base_strides, self.sizes());
+  // Row-major copy of the base in eager's storage order (not a view, so
+  // the call below takes the regular path).
+  at::Tensor storage = order.empty() ? base : at::permute_copy(base, order);
+  if (view_fn && !view.covers_storage && at::GradMode::is_enabled() && base.requires_grad())
+    storage = RestrictGradToView::apply(storage, view);
+  c10::SymInt offset = storage_offset ? *storage_offset : c10::SymInt(view.offset);
+  return at::as_strided_symint(storage, size, stride, offset);
+}
+
+bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t rank) {
+  return (memory_format == at::MemoryFormat::ChannelsLast && rank == 4) ||
+         (memory_format == at::MemoryFormat::ChannelsLast3d && rank == 5);
+}
+
+// clone/contiguous(memory_format=channels_last): LTC drops the memory
+// format (clone keeps the IR value; lazy tensors say they are contiguous in
+// every format, so contiguous returns self), while eager's result is
+// channels-last, which as_strided can see. A _to_copy keeps the format in
+// the IR (see eager_layout.cpp); its values are unchanged.
+at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
+                     c10::optional<at::MemoryFormat> memory_format) {
+  if (!IsChannelsLastFor(memory_format, self.dim()))
+    return at::_ops::clone::redispatch(RegularAutograd(ks), self, memory_format);
+  return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
+}
+
+at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
+                          at::MemoryFormat memory_format) {
+  if (!IsChannelsLastFor(memory_format, self.dim()))
+    return at::_ops::contiguous::redispatch(RegularAutograd(ks), self, memory_format);
+  std::vector<int64_t> want = self.dim() == 4 ? c10::get_channels_last_strides_2d(self.sizes())
+                                              : c10::get_channels_last_strides_3d(self.sizes());
+  if (!torch::autograd::impl::get_view_autograd_meta(self) && EagerStrides(self) == want)
+    return self;
+  return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
+}
+
+}  // namespace
+
+void RegisterViewKernels() {
+  static auto* library = new torch::Library(torch::Library::IMPL, "aten",
+                                            c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  library->impl("detach", TORCH_FN(DetachLazy));
+  library->impl("as_strided", TORCH_FN(AsStridedLazy));
+  library->impl("clone", TORCH_FN(CloneLazy));
+  library->impl("contiguous", TORCH_FN(ContiguousLazy));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
