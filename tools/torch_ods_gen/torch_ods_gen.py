@@ -383,8 +383,21 @@ def select(schemas, skipped):
     return kept
 
 
+def check_hand_written_ops():
+    """ATen ops defined by hand would clash with the generated ones (two
+    C++ classes, two registrations): they belong in op_table.py."""
+    hand_written = os.path.join(OUTPUT_DIR, "TorchOps.td")
+    defs = re.findall(r"^def (Torch_Aten\w+)", open(hand_written).read(), re.M)
+    if defs:
+        raise SystemExit(
+            "%s defines ATen ops by hand: %s. Give each an entry in "
+            "tools/torch_ods_gen/op_table.py (summary, verifier, results...) "
+            "instead and rerun the generator." % (hand_written, ", ".join(defs)))
+
+
 def build_ops():
     """(ops sorted by key, Counter of skip reasons)."""
+    check_hand_written_ops()
     skipped = Counter()
     schemas = select(torch._C._jit_get_all_schemas(), skipped)
     ops = []

@@ -25,14 +25,8 @@ TorchTypeConverter::TorchTypeConverter(MLIRContext *context) {
   addConversion([](torch::ValueTensorType type) -> Type {
     if (!torch::isSupportedDtype(type.getDtype()))
       return nullptr; // a hard failure, not "try the identity"
-    // Bool tensors hold i8 0/1 elements, PyTorch's layout: LLVM bit-packs
-    // vectors of i1 in memory, so vectorized code on i1 buffers would
-    // disagree with scalar code and with PyTorch. Patterns producing bools
-    // compute an i1 and zero-extend it.
-    if (type.getDtype().isSignlessInteger(1))
-      return RankedTensorType::get(type.getSizes(),
-                                   IntegerType::get(type.getContext(), 8));
-    return type.toBuiltinTensor();
+    // Bool tensors hold i8 0/1 elements (see getStorageTensorType).
+    return torch::getStorageTensorType(type);
   });
   addConversion([](torch::IntType type) -> Type {
     return IntegerType::get(type.getContext(), 64);
@@ -86,87 +80,6 @@ StringRef TorchTypeConverter::getFailureReason(Operation *op) const {
 // Constants
 //===----------------------------------------------------------------------===//
 
-Value lookThroughCasts(Value value) {
-  while (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
-    if (cast.getInputs().size() != 1)
-      break;
-    value = cast.getInputs()[0];
-  }
-  return value;
-}
-
-std::optional<int64_t> getConstantInt(Value value) {
-  value = lookThroughCasts(value);
-  if (auto op = value.getDefiningOp<torch::ConstantIntOp>())
-    return op.getValueAttr().getInt();
-  if (auto op = value.getDefiningOp<arith::ConstantOp>())
-    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
-        attr && attr.getType().isInteger(64))
-      return attr.getInt();
-  return std::nullopt;
-}
-
-std::optional<double> getConstantFloat(Value value) {
-  value = lookThroughCasts(value);
-  if (auto op = value.getDefiningOp<torch::ConstantFloatOp>())
-    return op.getValueAttr().getValueAsDouble();
-  if (auto op = value.getDefiningOp<arith::ConstantOp>())
-    if (auto attr = dyn_cast<FloatAttr>(op.getValue()))
-      return attr.getValueAsDouble();
-  return std::nullopt;
-}
-
-std::optional<bool> getConstantBool(Value value) {
-  value = lookThroughCasts(value);
-  if (auto op = value.getDefiningOp<torch::ConstantBoolOp>())
-    return op.getValue();
-  if (auto op = value.getDefiningOp<arith::ConstantOp>())
-    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
-        attr && attr.getType().isInteger(1))
-      return attr.getValue().getBoolValue();
-  return std::nullopt;
-}
-
-std::optional<SmallVector<int64_t>> getConstantIntList(Value value) {
-  auto list =
-      lookThroughCasts(value).getDefiningOp<torch::PrimListConstructOp>();
-  if (!list)
-    return std::nullopt;
-  SmallVector<int64_t> result;
-  for (Value element : list.getElements()) {
-    std::optional<int64_t> v = getConstantInt(element);
-    if (!v)
-      return std::nullopt;
-    result.push_back(*v);
-  }
-  return result;
-}
-
-std::optional<std::string> getConstantStr(Value value) {
-  if (auto op = lookThroughCasts(value).getDefiningOp<torch::ConstantStrOp>())
-    return op.getValue().str();
-  return std::nullopt;
-}
-
-std::optional<SmallVector<bool>> getConstantBoolList(Value value) {
-  auto list =
-      lookThroughCasts(value).getDefiningOp<torch::PrimListConstructOp>();
-  if (!list)
-    return std::nullopt;
-  SmallVector<bool> result;
-  for (Value element : list.getElements()) {
-    std::optional<bool> v = getConstantBool(element);
-    if (!v)
-      return std::nullopt;
-    result.push_back(*v);
-  }
-  return result;
-}
-
-bool isNone(Value value) {
-  return isa<torch::NoneType>(lookThroughCasts(value).getType());
-}
-
 std::optional<int64_t> getConstantScalarTensor(Value tensor, bool isUnsigned) {
   tensor = lookThroughCasts(tensor);
   Attribute attr;
@@ -183,13 +96,6 @@ std::optional<int64_t> getConstantScalarTensor(Value tensor, bool isUnsigned) {
   return v.getSExtValue();
 }
 
-std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
-  int64_t wrapRank = std::max<int64_t>(rank, 1);
-  if (dim < -wrapRank || dim >= wrapRank)
-    return std::nullopt;
-  return dim < 0 ? dim + wrapRank : dim;
-}
-
 //===----------------------------------------------------------------------===//
 // Types and scalars
 //===----------------------------------------------------------------------===//
@@ -198,15 +104,6 @@ Type getTorchDtype(Value torchValue) {
   if (auto type = dyn_cast<torch::ValueTensorType>(torchValue.getType()))
     return type.getDtype();
   return nullptr;
-}
-
-bool isUnsignedDtype(Type torchDtype) {
-  auto intType = dyn_cast_or_null<IntegerType>(torchDtype);
-  return intType && (intType.isUnsigned() || intType.getWidth() == 1);
-}
-
-bool isBoolDtype(Type torchDtype) {
-  return torchDtype && torchDtype.isSignlessInteger(1);
 }
 
 Value castScalar(OpBuilder &b, Location loc, Value v, Type dstType,

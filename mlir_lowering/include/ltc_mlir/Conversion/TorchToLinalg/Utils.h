@@ -10,6 +10,7 @@
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
+#include "ltc_mlir/Dialect/Torch/Utils/AtenSemantics.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -63,31 +64,28 @@ protected:
 };
 
 //===----------------------------------------------------------------------===//
-// Torch constants. These look through unrealized casts and arith.constant so
-// that they work on original and on already converted operands.
+// Torch constants, dims and dtypes: the ATen rules the verifiers share
+// (Dialect/Torch/Utils/AtenSemantics.h). The constant readers look through
+// unrealized casts and arith.constant, so they work on original and on
+// already converted operands.
 //===----------------------------------------------------------------------===//
 
-/// The value a chain of single-operand unrealized casts starts from.
-mlir::Value lookThroughCasts(mlir::Value value);
-std::optional<int64_t> getConstantInt(mlir::Value value);
-std::optional<double> getConstantFloat(mlir::Value value);
-std::optional<bool> getConstantBool(mlir::Value value);
-/// The value of a `torch.constant.str`.
-std::optional<std::string> getConstantStr(mlir::Value value);
-/// Elements of a `torch.prim.ListConstruct` of constant bools.
-std::optional<llvm::SmallVector<bool>> getConstantBoolList(mlir::Value value);
-/// Elements of a `torch.prim.ListConstruct` of constant ints.
-std::optional<llvm::SmallVector<int64_t>> getConstantIntList(mlir::Value value);
-bool isNone(mlir::Value value);
+using torch::getConstantBool;
+using torch::getConstantBoolList;
+using torch::getConstantFloat;
+using torch::getConstantInt;
+using torch::getConstantIntList;
+using torch::getConstantStr;
+using torch::isBoolDtype;
+using torch::isNone;
+using torch::isUnsignedDtype;
+using torch::lookThroughCasts;
+using torch::normalizeDim;
 /// The value of a 0-dim integer tensor constant (arith.constant or
 /// torch.vtensor.literal): zero-extended for bool and when `isUnsigned`
 /// (ui8), sign-extended otherwise.
 std::optional<int64_t> getConstantScalarTensor(mlir::Value tensor,
                                                bool isUnsigned);
-
-/// Wraps a possibly negative dim into [0, rank) like ATen's maybe_wrap_dim
-/// (a 0-dim tensor accepts dims -1 and 0). std::nullopt when out of range.
-std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 
 //===----------------------------------------------------------------------===//
 // Types and scalars
@@ -95,11 +93,6 @@ std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 
 /// The torch dtype of a vtensor-typed value (null if it is not a vtensor).
 mlir::Type getTorchDtype(mlir::Value torchValue);
-/// Integer dtypes whose builtin (signless) values are zero-extended: ui8, i1.
-bool isUnsignedDtype(mlir::Type torchDtype);
-/// The bool dtype (signless i1; its tensors are stored as i8, see
-/// TorchTypeConverter). False for a null type.
-bool isBoolDtype(mlir::Type torchDtype);
 
 /// Converts a scalar between builtin int/float types like a C++ static_cast
 /// in ATen (int->bool and float->bool are `!= 0`). `srcUnsigned` selects

@@ -2,6 +2,8 @@
 
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
 
+#include "ltc_mlir/Dialect/Torch/Utils/AtenSemantics.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
@@ -25,23 +27,11 @@ static std::string shapeStr(ArrayRef<int64_t> sizes) {
   return s;
 }
 
-/// ATen broadcasting, aligned at the trailing dims: each operand dim equals
-/// the result dim or is 1, and the operand has no more dims than the result.
-static bool broadcastsTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
-  if (from.size() > to.size())
-    return false;
-  size_t lead = to.size() - from.size();
-  for (auto [i, size] : llvm::enumerate(from))
-    if (size != 1 && size != to[lead + i])
-      return false;
-  return true;
-}
-
 LogicalResult verifyElementwiseOp(Operation *op) {
   auto resultType = llvm::cast<ValueTensorType>(op->getResult(0).getType());
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = llvm::dyn_cast<ValueTensorType>(operand.get().getType());
-    if (type && !broadcastsTo(type.getSizes(), resultType.getSizes()))
+    if (type && !isBroadcastableTo(type.getSizes(), resultType.getSizes()))
       return op->emitOpError()
              << "operand #" << operand.getOperandNumber() << " of shape "
              << shapeStr(type.getSizes())
@@ -175,7 +165,7 @@ LogicalResult AtenAddmmOp::verify() {
                                 /*batchRank=*/0, "mat1", "mat2")))
     return failure();
   ValueTensorType self = getSelf().getType();
-  if (!broadcastsTo(self.getSizes(), getType().getSizes()))
+  if (!isBroadcastableTo(self.getSizes(), getType().getSizes()))
     return emitOpError() << "self of shape " << shapeStr(self.getSizes())
                          << " is not broadcast-compatible with the result "
                             "shape "
@@ -232,24 +222,20 @@ LogicalResult AtenAsStridedScatterOp::verify() {
 // Indexing and concatenation
 //===----------------------------------------------------------------------===//
 
-/// The value of a `torch.constant.int` operand.
-static std::optional<int64_t> getConstantIntOperand(Value value) {
-  if (auto c = value.getDefiningOp<ConstantIntOp>())
-    return c.getValueAttr().getInt();
-  return std::nullopt;
-}
-
 /// The constant `dim` wrapped into [0, rank); std::nullopt when `dim` is not
 /// a constant, failure (with an error) when it is out of range.
 static FailureOr<std::optional<int64_t>>
 verifyDimOperand(Operation *op, Value dim, int64_t rank) {
-  std::optional<int64_t> d = getConstantIntOperand(dim);
+  std::optional<int64_t> d = getConstantInt(dim);
   if (!d)
     return std::optional<int64_t>();
-  if (rank == 0 || *d < -rank || *d >= rank)
+  // Unlike normalizeDim, a 0-dim tensor has no dim to index here.
+  std::optional<int64_t> wrapped =
+      rank == 0 ? std::nullopt : normalizeDim(*d, rank);
+  if (!wrapped)
     return op->emitOpError()
            << "dim " << *d << " is out of range for rank " << rank;
-  return std::optional<int64_t>(*d < 0 ? *d + rank : *d);
+  return wrapped;
 }
 
 /// Checks that `other` has `full`'s shape without dim `dim` (`name` is
@@ -347,7 +333,7 @@ static FailureOr<std::optional<int64_t>> verifyDimSliceOp(OpTy op) {
 
 /// Checks that a constant slice `step` is positive.
 static LogicalResult verifySliceStep(Operation *op, Value step) {
-  if (std::optional<int64_t> s = getConstantIntOperand(step); s && *s <= 0)
+  if (std::optional<int64_t> s = getConstantInt(step); s && *s <= 0)
     return op->emitOpError() << "slice step must be positive, got " << *s;
   return success();
 }
@@ -356,7 +342,7 @@ LogicalResult AtenSelectCopyIntOp::verify() {
   FailureOr<std::optional<int64_t>> dim = verifyDimSliceOp(*this);
   if (failed(dim))
     return failure();
-  std::optional<int64_t> index = getConstantIntOperand(getIndex());
+  std::optional<int64_t> index = getConstantInt(getIndex());
   if (*dim && index) {
     int64_t size = getSelf().getType().getSizes()[**dim];
     if (*index < -size || *index >= size)
@@ -524,18 +510,12 @@ LogicalResult AtenClampOp::verify() {
 // Scalar conversions
 //===----------------------------------------------------------------------===//
 
-/// Integer dtypes other than bool (ATen's isIntegralType(includeBool=false)).
-static bool isIntegralNonBool(Type dtype) {
-  auto intType = llvm::dyn_cast<IntegerType>(dtype);
-  return intType && intType.getWidth() > 1;
-}
-
 LogicalResult AtenIntImplicitOp::verify() {
   ValueTensorType a = getA().getType();
   if (a.getRank() != 0)
     return emitOpError() << "expects a 0-dim tensor, got shape "
                          << shapeStr(a.getSizes());
-  if (!isIntegralNonBool(a.getDtype()))
+  if (!isIntegralDtype(a.getDtype(), /*includeBool=*/false))
     return emitOpError() << "expects an integer tensor, got dtype "
                          << a.getDtype();
   return success();
@@ -556,21 +536,6 @@ OpFoldResult AtenIntImplicitOp::fold(FoldAdaptor adaptor) {
 // Layer norm and embedding
 //===----------------------------------------------------------------------===//
 
-/// The ints of a `torch.prim.ListConstruct` of `torch.constant.int`s.
-static std::optional<SmallVector<int64_t>> getConstantIntListOperand(Value v) {
-  auto list = v.getDefiningOp<PrimListConstructOp>();
-  if (!list)
-    return std::nullopt;
-  SmallVector<int64_t> result;
-  for (Value element : list.getElements()) {
-    std::optional<int64_t> i = getConstantIntOperand(element);
-    if (!i)
-      return std::nullopt;
-    result.push_back(*i);
-  }
-  return result;
-}
-
 /// Checks the layer-norm operands that both directions share: input ends
 /// with a constant normalized_shape, weight/bias (if tensors) have that
 /// shape, mean/rstd have input's leading dims then size-1 dims.
@@ -580,7 +545,7 @@ static LogicalResult verifyLayerNormOperands(Operation *op,
                                              ArrayRef<Value> params,
                                              ArrayRef<Type> stats) {
   std::optional<SmallVector<int64_t>> shape =
-      getConstantIntListOperand(normalizedShape);
+      getConstantIntList(normalizedShape);
   if (!shape)
     return success(); // checked by the lowering
   ArrayRef<int64_t> sizes = input.getSizes();
@@ -689,7 +654,7 @@ LogicalResult AtenEmbeddingDenseBackwardOp::verify() {
   if (failed(verifySameDtype(*this, getGradOutput().getType(), result)) ||
       failed(verifyEmbeddingIndices(*this, getIndices().getType())))
     return failure();
-  if (std::optional<int64_t> n = getConstantIntOperand(getNumWeights());
+  if (std::optional<int64_t> n = getConstantInt(getNumWeights());
       n && *n != result.getSizes()[0])
     return emitOpError() << "result has " << result.getSizes()[0]
                          << " rows but num_weights is " << *n;

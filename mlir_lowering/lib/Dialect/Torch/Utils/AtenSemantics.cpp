@@ -1,0 +1,127 @@
+//===- AtenSemantics.cpp - ATen rules shared by verifiers and lowerings ---===//
+
+#include "ltc_mlir/Dialect/Torch/Utils/AtenSemantics.h"
+
+#include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch {
+
+std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank) {
+  int64_t wrapRank = std::max<int64_t>(rank, 1);
+  if (dim < -wrapRank || dim >= wrapRank)
+    return std::nullopt;
+  return dim < 0 ? dim + wrapRank : dim;
+}
+
+bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
+  if (from.size() > to.size())
+    return false;
+  size_t lead = to.size() - from.size();
+  for (auto [i, size] : llvm::enumerate(from))
+    if (size != 1 && size != to[lead + i])
+      return false;
+  return true;
+}
+
+bool isBoolDtype(Type dtype) { return dtype && dtype.isSignlessInteger(1); }
+
+bool isUnsignedDtype(Type dtype) {
+  auto intType = dyn_cast_or_null<IntegerType>(dtype);
+  return intType && (intType.isUnsigned() || intType.getWidth() == 1);
+}
+
+bool isFloatDtype(Type dtype) { return dtype && isa<mlir::FloatType>(dtype); }
+
+bool isIntegralDtype(Type dtype, bool includeBool) {
+  auto intType = dyn_cast_or_null<IntegerType>(dtype);
+  return intType && (includeBool || intType.getWidth() > 1);
+}
+
+RankedTensorType getStorageTensorType(ValueTensorType type) {
+  if (isBoolDtype(type.getDtype()))
+    return RankedTensorType::get(type.getSizes(),
+                                 IntegerType::get(type.getContext(), 8));
+  return type.toBuiltinTensor();
+}
+
+Value lookThroughCasts(Value value) {
+  while (auto cast = value.getDefiningOp<UnrealizedConversionCastOp>()) {
+    if (cast.getInputs().size() != 1)
+      break;
+    value = cast.getInputs()[0];
+  }
+  return value;
+}
+
+std::optional<int64_t> getConstantInt(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<ConstantIntOp>())
+    return op.getValueAttr().getInt();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
+        attr && attr.getType().isInteger(64))
+      return attr.getInt();
+  return std::nullopt;
+}
+
+std::optional<double> getConstantFloat(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<ConstantFloatOp>())
+    return op.getValueAttr().getValueAsDouble();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<FloatAttr>(op.getValue()))
+      return attr.getValueAsDouble();
+  return std::nullopt;
+}
+
+std::optional<bool> getConstantBool(Value value) {
+  value = lookThroughCasts(value);
+  if (auto op = value.getDefiningOp<ConstantBoolOp>())
+    return op.getValue();
+  if (auto op = value.getDefiningOp<arith::ConstantOp>())
+    if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
+        attr && attr.getType().isInteger(1))
+      return attr.getValue().getBoolValue();
+  return std::nullopt;
+}
+
+std::optional<std::string> getConstantStr(Value value) {
+  if (auto op = lookThroughCasts(value).getDefiningOp<ConstantStrOp>())
+    return op.getValue().str();
+  return std::nullopt;
+}
+
+/// The elements of a `torch.prim.ListConstruct` read with `get`.
+template <typename T, typename GetFn>
+static std::optional<SmallVector<T>> getConstantList(Value value, GetFn get) {
+  auto list = lookThroughCasts(value).getDefiningOp<PrimListConstructOp>();
+  if (!list)
+    return std::nullopt;
+  SmallVector<T> result;
+  for (Value element : list.getElements()) {
+    std::optional<T> v = get(element);
+    if (!v)
+      return std::nullopt;
+    result.push_back(*v);
+  }
+  return result;
+}
+
+std::optional<SmallVector<int64_t>> getConstantIntList(Value value) {
+  return getConstantList<int64_t>(value, getConstantInt);
+}
+
+std::optional<SmallVector<bool>> getConstantBoolList(Value value) {
+  return getConstantList<bool>(value, getConstantBool);
+}
+
+bool isNone(Value value) {
+  return isa<NoneType>(lookThroughCasts(value).getType());
+}
+
+} // namespace ltc_mlir::torch
