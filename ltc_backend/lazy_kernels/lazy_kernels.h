@@ -21,6 +21,18 @@ void RegisterSplitKernels();
 // (batch_norm_kernel.cpp): LTC's lowering updated them once per graph run.
 void RegisterBatchNormKernel();
 
+// set_(source) raises (storage_ops.cpp): a lazy tensor has no storage to share.
+void RegisterStorageOps();
+
+// _to_copy of sparse/quantized/mkldnn tensors to the lazy device raises a
+// clear error (to_lazy_guard.cpp).
+void RegisterToLazyGuard();
+
+// Wraps the Functionalize kernels of mutating ops (mutation_guard.cpp): a CPU
+// tensor written from lazy operands is copied (copy_) or rejected like eager.
+// Returns how many kernels it wrapped.
+size_t InstallMutationGuard();
+
 // Wraps every kernel registered for the Lazy key so far with the device check
 // (device_guard.cpp). Call last. Returns how many kernels it wrapped.
 size_t InstallLazyDeviceGuard();
