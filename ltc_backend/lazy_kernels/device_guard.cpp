@@ -4,6 +4,9 @@
 // check; boxing costs about a microsecond per op (docs/architecture.md).
 #include <torch/library.h>
 
+#include <cstdlib>
+#include <string>
+
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
@@ -35,6 +38,9 @@ bool MovesBetweenDevices(const c10::OperatorName& name) {
 }  // namespace
 
 size_t InstallLazyDeviceGuard() {
+  // Off only to measure what it costs (benchmarks/lazy_guard_overhead.py).
+  const char* env = std::getenv("LTC_MLIR_DEVICE_GUARD");
+  if (env != nullptr && std::string(env) == "0") return 0;
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
