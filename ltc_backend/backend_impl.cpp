@@ -150,6 +150,7 @@ void InitBackend() {
     // Our kernels for torch 1.13 lazy bugs, then the device check in front of
     // every Lazy kernel (ours included).
     RegisterSplitKernels();
+    RegisterBatchNormKernel();
     RegisterStorageOps();
     RegisterToLazyGuard();
     InstallMutationGuard();
