@@ -4,6 +4,7 @@
 
 #include "ltc_backend/backend_impl.h"
 #include "ltc_backend/config.h"
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/metrics.h"
 
 namespace py = pybind11;
@@ -32,4 +33,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("_metrics_report", &Metrics::Report);
   m.def("_set_dump_dir", &SetDumpDir);
   m.def("_get_dump_dir", &GetDumpDir);
+  m.def("_register_aten_op_kernel", &RegisterAtenOpKernel,
+        "Make a functional ATen op (e.g. 'erf', 'where.self') an AtenOpNode on the lazy device.");
 }

@@ -228,6 +228,7 @@ void RegisterAtenOpKernel(const std::string& name) {
                 "ltc_mlir: aten::", name, " must return new tensors for AtenOpNode");
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // replacing LTC's own kernel is a deliberate choice here
   lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
 }
 

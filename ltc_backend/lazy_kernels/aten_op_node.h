@@ -62,8 +62,9 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // Makes CallAtenOpLazily the Lazy kernel of `aten::<name>` ("erf",
-// "where.self"). Throws when the op mutates its arguments or returns a view
-// or non-tensors.
+// "where.self"), replacing LTC's if it has one. Throws when the op mutates
+// its arguments or returns a view or non-tensors. Python:
+// ltc_mlir._C._register_aten_op_kernel(name).
 void RegisterAtenOpKernel(const std::string& name);
 
 }  // namespace backend

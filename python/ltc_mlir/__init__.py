@@ -13,6 +13,7 @@ import torch as _torch  # loads libtorch before our extension needs it
 import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
+from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir"]
 
@@ -20,6 +21,7 @@ __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir",
 def init():
     """Registers the ltc_mlir backend for the `lazy` device. Idempotent."""
     _C._init()
+    _tensor_fixes.install()
 
 
 def metrics():
