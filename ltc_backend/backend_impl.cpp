@@ -14,9 +14,17 @@
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/inplace_update_flush.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
 #include "ltc_backend/view_kernels.h"
+
+// LTC's code-generated Lazy kernels; exported by libtorch_cpu but declared in
+// no header torch 1.13 ships.
+namespace at {
+void RegisterTorchScriptLazyNativeFunctions();
+void RegisterTorchScriptAutogradLazyNativeFunctions();
+}  // namespace at
 
 namespace ltc_mlir {
 namespace backend {
@@ -142,14 +150,27 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
 void InitBackend() {
   static std::once_flag once;
   std::call_once(once, [] {
-    // Registers the lazy ATen kernels, the boxed eager fallback for ops
-    // without a lazy kernel, and the TS IR builder we share. It is not
-    // idempotent: skip it when torch._lazy.ts_backend.init() already ran.
-    if (!torch::lazy::hasBackend()) torch::lazy::InitTorchScriptBackend();
+    // LTC's lazy ATen kernels (what InitTorchScriptBackend registers), with
+    // our eager fallback in place of the TS backend's (lazy_kernels.h). Not
+    // idempotent: skipped when torch._lazy.ts_backend.init() already ran,
+    // and then the TS fallback stays.
+    if (!torch::lazy::hasBackend()) {
+      at::RegisterTorchScriptLazyNativeFunctions();
+      at::RegisterTorchScriptAutogradLazyNativeFunctions();
+      RegisterLazyEagerFallback();
+    }
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    // Our kernels for torch 1.13 lazy bugs, then the device check in front of
+    // every Lazy kernel (ours included).
+    RegisterSplitKernels();
+    RegisterBatchNormKernel();
+    RegisterStorageOps();
+    RegisterToLazyGuard();
     RegisterViewKernels();
     RegisterInplaceUpdateFlush();
+    InstallMutationGuard();
+    InstallLazyDeviceGuard();
   });
 }
 

@@ -7,6 +7,7 @@
 #include "ltc_backend/backend_impl.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/execution_errors.h"
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/metrics.h"
 
 namespace py = pybind11;
@@ -59,4 +60,6 @@ PYBIND11_MODULE(_C, m) {
   m.def("_get_dump_dir", &GetDumpDir);
   m.def("_set_reproducer_dir", &SetReproducerDir);
   m.def("_get_reproducer_dir", &GetReproducerDir);
+  m.def("_register_aten_op_kernel", &RegisterAtenOpKernel,
+        "Make a functional ATen op (e.g. 'erf', 'where.self') an AtenOpNode on the lazy device.");
 }

@@ -15,6 +15,7 @@ import torch as _torch  # loads libtorch before our extension needs it
 import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
+from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir"]
@@ -29,6 +30,7 @@ def init():
     LTC_MLIR_DUMP_DIR or LTC_MLIR_REPRODUCER_DIR cannot be written."""
     _C._check_environment()
     _C._init()
+    _tensor_fixes.install()
     _raise_graph_errors_at_mark_step()
     global _directories_checked
     if not _directories_checked:

@@ -1,0 +1,236 @@
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
+
+#include <ATen/ATen.h>
+#include <torch/csrc/lazy/backend/backend_device.h>
+#include <torch/csrc/lazy/core/hash.h>
+#include <torch/csrc/lazy/core/ir_builder.h>
+#include <torch/csrc/lazy/core/lazy_graph_executor.h>
+#include <torch/csrc/lazy/core/tensor.h>
+#include <torch/csrc/lazy/ts_backend/ts_node_lowering.h>
+#include <torch/library.h>
+
+#include <sstream>
+
+#include "ltc_backend/lazy_kernels/device_check.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+using torch::lazy::hash_t;
+using Kind = AtenOpNode::Arg::Kind;
+
+hash_t HashConstant(const c10::IValue& v) {
+  if (v.isNone()) return torch::lazy::Hash(std::string("None"));
+  if (v.isBool()) return torch::lazy::Hash(v.toBool());
+  if (v.isInt()) return torch::lazy::Hash(v.toInt());
+  if (v.isDouble()) return torch::lazy::Hash(v.toDouble());
+  if (v.isString()) return torch::lazy::Hash(v.toStringRef());
+  if (v.isDevice()) return torch::lazy::Hash(v.toDevice());
+  if (v.isList()) {
+    hash_t h = torch::lazy::Hash(static_cast<int64_t>(v.toListRef().size()));
+    for (const c10::IValue& e : v.toListRef()) h = torch::lazy::HashCombine(h, HashConstant(e));
+    return h;
+  }
+  TORCH_CHECK(false, "ltc_mlir: AtenOpNode cannot take a constant of kind ", v.tagKind());
+}
+
+hash_t HashArgs(const c10::OperatorHandle& op, const std::vector<AtenOpNode::Arg>& args) {
+  hash_t h = torch::lazy::Hash(op.operator_name().overload_name);
+  for (const AtenOpNode::Arg& arg : args) {
+    h = torch::lazy::HashCombine(h, torch::lazy::Hash(static_cast<int64_t>(arg.kind)));
+    if (arg.kind == Kind::kOperandList)
+      h = torch::lazy::HashCombine(h, torch::lazy::Hash(static_cast<int64_t>(arg.num_operands)));
+    if (arg.kind == Kind::kConstant) h = torch::lazy::HashCombine(h, HashConstant(arg.constant));
+  }
+  return h;
+}
+
+// The graph runs on host buffers: a lazy device argument (a factory's
+// `device=`) is lowered as None, i.e. the default (CPU) device.
+c10::IValue LoweredConstant(const c10::IValue& v) {
+  if (v.isDevice() && v.toDevice().is_lazy()) return c10::IValue();
+  return v;
+}
+
+at::Tensor MetaTwin(const at::Tensor& t) {
+  if (!t.defined()) return t;
+  at::Tensor twin = at::empty(t.sizes(), t.options().device(c10::kMeta));
+  // Python numbers wrapped as 0-dim tensors do not take part in type promotion.
+  if (t.unsafeGetTensorImpl()->is_wrapped_number())
+    twin.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return twin;
+}
+
+c10::IValue MetaArgument(const c10::IValue& v) {
+  if (v.isTensor()) return MetaTwin(v.toTensor());
+  if (v.isTensorList()) {
+    c10::List<at::Tensor> twins;
+    for (const c10::IValue& e : v.toListRef()) twins.push_back(MetaTwin(e.toTensor()));
+    return twins;
+  }
+  if (v.isOptionalTensorList()) {
+    c10::List<c10::optional<at::Tensor>> twins;
+    for (const c10::IValue& e : v.toListRef())
+      twins.push_back(e.isTensor() ? c10::optional<at::Tensor>(MetaTwin(e.toTensor()))
+                                   : c10::nullopt);
+    return twins;
+  }
+  if (v.isDevice() && v.toDevice().is_lazy()) return c10::Device(c10::kMeta);
+  return v;
+}
+
+bool IsScalarArgument(const c10::Argument& arg) {
+  c10::TypePtr type = arg.type();
+  if (auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+  return type->kind() == c10::TypeKind::NumberType;
+}
+
+torch::lazy::Value LazyValueOf(const at::Tensor& t, const torch::lazy::BackendDevice& device) {
+  return torch::lazy::GetLtcTensorOrCreateForWrappedNumber(t, device)->GetIrValue();
+}
+
+}  // namespace
+
+AtenOpNode::AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands,
+                       std::vector<Arg> args, std::vector<torch::lazy::Shape> shapes)
+    // The shapes parameter is an rvalue reference: size() is read before any move.
+    : TsNode(torch::lazy::OpKind(c10::Symbol::fromQualString(op.operator_name().name)),
+             operands, std::move(shapes), shapes.size(), HashArgs(op, args)),
+      op_(std::move(op)),
+      args_(std::move(args)) {}
+
+torch::lazy::TSOpVector AtenOpNode::Lower(std::shared_ptr<torch::jit::GraphFunction> function,
+                                          torch::lazy::TSLoweringContext* loctx) const {
+  const auto& schema_args = op_.schema().arguments();
+  std::vector<torch::jit::NamedValue> positional;
+  std::vector<torch::jit::NamedValue> keyword;
+  for (size_t i = 0; i < args_.size(); ++i) {
+    const Arg& arg = args_[i];
+    torch::jit::Value* value = nullptr;
+    if (arg.kind == Kind::kOperand) {
+      value = loctx->GetOutputOp(operand(arg.first_operand));
+    } else if (arg.kind == Kind::kOperandList) {
+      std::vector<torch::jit::Value*> elements;
+      for (size_t j = 0; j < arg.num_operands; ++j)
+        elements.push_back(loctx->GetOutputOp(operand(arg.first_operand + j)));
+      torch::jit::Graph* graph = function->graph().get();
+      value = graph->insertNode(graph->createList(c10::TensorType::get(), elements))->output();
+    }
+    const std::string& name = schema_args[i].name();
+    if (!schema_args[i].kwarg_only()) {
+      positional.push_back(value ? torch::jit::NamedValue(value)
+                                 : torch::jit::NamedValue(LoweredConstant(arg.constant)));
+    } else {
+      keyword.push_back(value ? torch::jit::NamedValue(name, value)
+                              : torch::jit::NamedValue(name, LoweredConstant(arg.constant)));
+    }
+  }
+  return torch::lazy::LowerTSBuiltin(function, op().op, positional, keyword);
+}
+
+std::string AtenOpNode::ToString() const {
+  std::stringstream ss;
+  ss << TsNode::ToString();
+  if (!op_.operator_name().overload_name.empty())
+    ss << ", overload=" << op_.operator_name().overload_name;
+  const auto& schema_args = op_.schema().arguments();
+  for (size_t i = 0; i < args_.size(); ++i)
+    if (args_[i].kind == Kind::kConstant)
+      ss << ", " << schema_args[i].name() << "=" << args_[i].constant;
+  return ss.str();
+}
+
+std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
+                                                 const torch::jit::Stack& stack) {
+  const size_t n = op.schema().arguments().size();
+  torch::jit::Stack meta;
+  meta.reserve(n);
+  for (size_t i = 0; i < n; ++i) meta.push_back(MetaArgument(stack[stack.size() - n + i]));
+  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), &meta);
+  std::vector<torch::lazy::Shape> shapes;
+  for (const c10::IValue& result : meta) {
+    TORCH_CHECK(result.isTensor(), "ltc_mlir: ", OperatorFullName(op),
+                " returns a ", result.tagKind(), "; AtenOpNode takes tensor results only");
+    const at::Tensor& t = result.toTensor();
+    shapes.emplace_back(t.scalar_type(), t.sizes());
+  }
+  return shapes;
+}
+
+void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const auto& schema_args = op.schema().arguments();
+  const size_t n = schema_args.size();
+  c10::optional<c10::Device> device = CheckOperandDevices(op, *stack);
+  for (size_t i = 0; i < n && !device; ++i) {  // a factory: its device argument
+    const c10::IValue& v = (*stack)[stack->size() - n + i];
+    if (v.isDevice() && v.toDevice().is_lazy()) device = v.toDevice();
+  }
+  torch::lazy::BackendDevice backend_device =
+      device ? torch::lazy::atenDeviceToBackendDevice(*device) : torch::lazy::BackendDevice();
+  std::vector<torch::lazy::Shape> shapes = MetaOutputShapes(op, *stack);
+
+  std::vector<torch::lazy::Value> operands;
+  std::vector<AtenOpNode::Arg> args(n);
+  for (size_t i = 0; i < n; ++i) {
+    const c10::IValue& v = (*stack)[stack->size() - n + i];
+    AtenOpNode::Arg& arg = args[i];
+    arg.first_operand = operands.size();
+    if (v.isTensor() && v.toTensor().defined()) {
+      arg.kind = Kind::kOperand;
+      operands.push_back(LazyValueOf(v.toTensor(), backend_device));
+    } else if (v.isTensorList()) {
+      arg.kind = Kind::kOperandList;
+      for (const c10::IValue& e : v.toListRef())
+        operands.push_back(LazyValueOf(e.toTensor(), backend_device));
+      arg.num_operands = operands.size() - arg.first_operand;
+    } else if (!v.isNone() && IsScalarArgument(schema_args[i])) {
+      // A graph input, as LTC's own kernels do: the value is not in the hash.
+      arg.kind = Kind::kOperand;
+      operands.push_back(torch::lazy::LazyGraphExecutor::Get()->GetIrValueForScalarFromCodegen(
+          v.toScalar(), backend_device));
+    } else {
+      TORCH_CHECK(!v.isOptionalTensorList(), "ltc_mlir: AtenOpNode does not take Tensor?[] "
+                  "arguments yet (", OperatorFullName(op), ")");
+      arg.kind = Kind::kConstant;
+      if (v.isTensor()) {
+        arg.constant = c10::IValue();  // an undefined optional tensor
+      } else if (v.isSymInt()) {
+        arg.constant = v.toSymInt().expect_int();
+      } else {
+        arg.constant = v;
+      }
+    }
+  }
+  size_t num_outputs = shapes.size();
+  torch::lazy::NodePtr node =
+      torch::lazy::MakeNode<AtenOpNode>(op, operands, std::move(args), std::move(shapes));
+  torch::jit::drop(*stack, n);
+  for (size_t i = 0; i < num_outputs; ++i) {
+    torch::jit::push(*stack, torch::lazy::CreateAtenFromLtcTensor(torch::lazy::LazyTensor::Create(
+                                 torch::lazy::Value(node, i), backend_device)));
+  }
+}
+
+void RegisterAtenOpKernel(const std::string& name) {
+  size_t dot = name.find('.');
+  std::string base = name.substr(0, dot);
+  std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
+      ("aten::" + base).c_str(), overload.c_str());
+  for (const c10::Argument& arg : op.schema().arguments())
+    TORCH_CHECK(arg.alias_info() == nullptr, "ltc_mlir: aten::", name,
+                " mutates or aliases its argument '", arg.name(),
+                "'; AtenOpNode takes functional ops only");
+  for (const c10::Argument& ret : op.schema().returns())
+    TORCH_CHECK(ret.alias_info() == nullptr && ret.type()->kind() == c10::TypeKind::TensorType,
+                "ltc_mlir: aten::", name, " must return new tensors for AtenOpNode");
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // replacing LTC's own kernel is a deliberate choice here
+  lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

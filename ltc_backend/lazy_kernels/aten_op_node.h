@@ -1,0 +1,71 @@
+// aten_op_node: any ATen op as an LTC IR node, without per-op code.
+//
+// torch 1.13's LTC only knows the ops it generated IR classes for (~176);
+// every other op falls back to eager per call, cutting the graph. An
+// AtenOpNode records the op's schema, its tensor arguments as operands and
+// everything else as constants. Output shapes and dtypes come from running
+// the op on meta tensors (MetaOutputShapes); the TorchScript lowering emits
+// it as an ordinary builtin call, so the emitter sees a normal aten:: node.
+//
+//   RegisterAtenOpKernel("erf");          // erf now stays in the lazy graph
+//
+// From C++ (our own kernels): CallAtenOpLazily(op, stack). See
+// docs/adding_an_op.md.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
+#include <torch/csrc/lazy/core/shape.h>
+#include <torch/csrc/lazy/ts_backend/ts_node.h>
+
+#include <string>
+#include <vector>
+
+namespace ltc_mlir {
+namespace backend {
+
+class AtenOpNode : public torch::lazy::TsNode {
+ public:
+  // How one schema argument reaches the op.
+  struct Arg {
+    enum class Kind { kOperand, kOperandList, kConstant };
+    Kind kind = Kind::kConstant;
+    size_t first_operand = 0;  // kOperand, kOperandList
+    size_t num_operands = 0;   // kOperandList
+    c10::IValue constant;      // kConstant
+  };
+
+  AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands, std::vector<Arg> args,
+             std::vector<torch::lazy::Shape> shapes);
+
+  torch::lazy::TSOpVector Lower(std::shared_ptr<torch::jit::GraphFunction> function,
+                                torch::lazy::TSLoweringContext* loctx) const override;
+  std::string ToString() const override;
+
+ private:
+  c10::OperatorHandle op_;
+  std::vector<Arg> args_;
+};
+
+// Output shapes and dtypes of `op` for the arguments on the stack (the op's
+// last arguments; tensors on any device), from its Meta (or composite)
+// kernel. The stack is left unchanged. Throws for results that are not
+// tensors.
+std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
+                                                 const torch::jit::Stack& stack);
+
+// Boxed kernel: replaces the op's arguments on the stack by its results, as
+// new lazy tensors computed by one AtenOpNode. Tensor arguments must be lazy
+// (or 0-dim CPU scalars, uploaded as graph inputs); Scalars become graph
+// inputs (their value does not change the graph's hash), other arguments
+// constants. Only for functional ops (no mutated argument, no view result).
+void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// Makes CallAtenOpLazily the Lazy kernel of `aten::<name>` ("erf",
+// "where.self"), replacing LTC's if it has one. Throws when the op mutates
+// its arguments or returns a view or non-tensors. Python:
+// ltc_mlir._C._register_aten_op_kernel(name).
+void RegisterAtenOpKernel(const std::string& name);
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,110 @@
+// batch_norm_kernel: native_batch_norm whose running statistics are updated
+// exactly once per call, whatever syncs happen afterwards.
+//
+// native_batch_norm's schema does not mark running_mean/running_var as
+// mutated, yet the op updates them. LTC 1.13 records the node with the
+// running-stat buffers as inputs and its TorchScript lowering updates them in
+// place each time a graph containing the node runs: an `.item()` between the
+// forward and mark_step ran it twice (running_mean ~1.9x eager's). Here, in
+// training mode with running stats, the node gets no running stats (so
+// nothing in the graph mutates anything: an AtenOpNode, aten_op_node.h), and
+// the update is ordinary lazy in-place ops on the buffers, eager's formula:
+//   running_mean = (1 - momentum) * running_mean + momentum * batch_mean
+//   running_var  = (1 - momentum) * running_var  + momentum * unbiased_batch_var
+// Every other call (eval, no running stats) still goes to LTC's kernel.
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+using Result = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
+using OptionalTensor = c10::optional<at::Tensor>;
+
+struct BatchNormOp {
+  c10::OperatorHandle op;
+  c10::KernelFunction ltc_kernel;  // LTC's own, for the calls that update nothing
+};
+
+BatchNormOp& State() {
+  static BatchNormOp* state = [] {
+    c10::OperatorHandle op =
+        c10::Dispatcher::singleton().findSchemaOrThrow("aten::native_batch_norm", "");
+    return new BatchNormOp{op, RegisteredKernel(op, c10::DispatchKey::Lazy)};
+  }();
+  return *state;
+}
+
+bool Defined(const OptionalTensor& t) { return t.has_value() && t->defined(); }
+
+// Batch mean and inverse std computed by a node without running stats.
+Result BatchStatistics(const at::Tensor& input, const OptionalTensor& weight,
+                       const OptionalTensor& bias, double eps) {
+  torch::jit::Stack stack;
+  torch::jit::push(stack, input, weight, bias, c10::IValue(), c10::IValue(), /*training=*/true,
+                   /*momentum (unused without running stats)=*/0.0, eps);
+  CallAtenOpLazily(State().op, &stack);
+  return {stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor()};
+}
+
+// A per-channel [C] tensor viewed as [1, C, 1, ...] against `input`.
+at::Tensor PerChannel(const at::Tensor& stat, const at::Tensor& input) {
+  std::vector<int64_t> shape(input.dim(), 1);
+  shape[1] = input.size(1);
+  return at::view_copy(stat, shape);  // view_copy: views of raw lazy tensors have no kernel
+}
+
+void UpdateRunningStats(const at::Tensor& input, const at::Tensor& batch_mean,
+                        const OptionalTensor& running_mean, const OptionalTensor& running_var,
+                        double momentum) {
+  if (Defined(running_mean)) {
+    at::Tensor mean = batch_mean.to(running_mean->scalar_type());
+    running_mean->mul_(1.0 - momentum).add_(mean, momentum);
+  }
+  if (Defined(running_var)) {
+    std::vector<int64_t> reduce_dims;
+    for (int64_t d = 0; d < input.dim(); ++d)
+      if (d != 1) reduce_dims.push_back(d);
+    int64_t count = input.numel() / input.size(1);
+    at::Tensor centered = at::sub(input, PerChannel(batch_mean, input));
+    at::Tensor unbiased_var =
+        at::sum(at::mul(centered, centered), reduce_dims).div(static_cast<double>(count - 1));
+    running_var->mul_(1.0 - momentum).add_(unbiased_var.to(running_var->scalar_type()), momentum);
+  }
+}
+
+Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
+                       const OptionalTensor& bias, const OptionalTensor& running_mean,
+                       const OptionalTensor& running_var, bool training, double momentum,
+                       double eps) {
+  if (!training || (!Defined(running_mean) && !Defined(running_var))) {
+    BatchNormOp& state = State();
+    return state.ltc_kernel.call<Result, const at::Tensor&, const OptionalTensor&,
+                                 const OptionalTensor&, const OptionalTensor&,
+                                 const OptionalTensor&, bool, double, double>(
+        state.op, c10::DispatchKeySet(c10::DispatchKey::Lazy), input, weight, bias, running_mean,
+        running_var, training, momentum, eps);
+  }
+  Result result = BatchStatistics(input, weight, bias, eps);
+  UpdateRunningStats(input, std::get<1>(result), running_mean, running_var, momentum);
+  return result;
+}
+
+}  // namespace
+
+void RegisterBatchNormKernel() {
+  TORCH_CHECK(State().ltc_kernel.isValid(),
+              "ltc_mlir: LTC's native_batch_norm kernel must be registered first");
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // we override LTC's kernel on purpose
+  lib->impl("native_batch_norm", TORCH_FN(NativeBatchNorm));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,41 @@
+// kernel_table: reading and replacing the kernels registered for a dispatch
+// key, which is what a guard in front of existing kernels needs.
+//
+// torch 1.13 lets a library register a kernel for (op, key) but not read the
+// one already there: that would be OperatorHandle's private OperatorEntry.
+// RegisteredKernel() reaches it (see kernel_table.cpp) so that a wrapper can
+// keep calling the kernel it replaces.
+#pragma once
+
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/Exception.h>
+
+#include <string>
+
+namespace ltc_mlir {
+namespace backend {
+
+// The kernel registered directly for `key` (not through an alias key such as
+// CompositeImplicitAutograd); invalid when there is none. A copy: it stays
+// callable after another kernel replaces it in the dispatch table.
+c10::KernelFunction RegisteredKernel(const c10::OperatorHandle& op, c10::DispatchKey key);
+
+// "aten::add.Tensor": the name LTC's counters and our messages use.
+std::string OperatorFullName(const c10::OperatorHandle& op);
+
+// Silences c10 warnings (the dispatcher warns once per overridden kernel)
+// while it is alive.
+class QuietWarnings {
+ public:
+  QuietWarnings() : guard_(&handler_) {}
+
+ private:
+  struct Discard : c10::WarningHandler {
+    void process(const c10::SourceLocation&, const std::string&, bool) override {}
+  };
+  Discard handler_;
+  c10::Warning::WarningHandlerGuard guard_;
+};
+
+}  // namespace backend
+}  // namespace ltc_mlir

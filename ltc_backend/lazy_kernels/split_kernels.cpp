@@ -1,0 +1,72 @@
+// split_kernels: split/chunk/unbind/split_with_sizes for lazy tensors.
+//
+// Functionalization turns these views into split_copy.Tensor,
+// split_with_sizes_copy and unbind_copy.int (chunk goes through split); the
+// unsafe_ variants reach the Lazy key as themselves. torch 1.13 has no Lazy
+// kernel for any of them, and its eager fallback returned the pieces as CPU
+// tensors. Here each piece is a slice_copy/select_copy of the input: ops LTC
+// has kernels for, which our compiler lowers, so the pieces stay in the graph.
+#include <ATen/ATen.h>
+#include <c10/core/WrapDimMinimal.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// An empty meta tensor shaped like `t`: running the view op on it checks the
+// arguments with eager's own messages and gives the pieces' sizes.
+at::Tensor MetaTwin(const at::Tensor& t) {
+  return at::empty(t.sizes(), t.options().device(c10::kMeta));
+}
+
+std::vector<at::Tensor> SlicesLike(const at::Tensor& self, const std::vector<at::Tensor>& meta,
+                                   int64_t dim) {
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<at::Tensor> pieces;
+  pieces.reserve(meta.size());
+  int64_t start = 0;
+  for (const at::Tensor& m : meta) {
+    int64_t length = m.size(dim);
+    pieces.push_back(at::slice_copy(self, dim, start, start + length, 1));
+    start += length;
+  }
+  return pieces;
+}
+
+std::vector<at::Tensor> SplitCopy(const at::Tensor& self, int64_t split_size, int64_t dim) {
+  return SlicesLike(self, at::split(MetaTwin(self), split_size, dim), dim);
+}
+
+std::vector<at::Tensor> SplitWithSizesCopy(const at::Tensor& self, at::IntArrayRef split_sizes,
+                                           int64_t dim) {
+  return SlicesLike(self, at::split_with_sizes(MetaTwin(self), split_sizes, dim), dim);
+}
+
+std::vector<at::Tensor> UnbindCopy(const at::Tensor& self, int64_t dim) {
+  size_t count = at::unbind(MetaTwin(self), dim).size();
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<at::Tensor> pieces;
+  pieces.reserve(count);
+  for (size_t i = 0; i < count; ++i)
+    pieces.push_back(at::select_copy(self, dim, static_cast<int64_t>(i)));
+  return pieces;
+}
+
+}  // namespace
+
+void RegisterSplitKernels() {
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  lib->impl("split_copy.Tensor", TORCH_FN(SplitCopy));
+  lib->impl("split_with_sizes_copy", TORCH_FN(SplitWithSizesCopy));
+  lib->impl("unbind_copy.int", TORCH_FN(UnbindCopy));
+  // Not views: pieces that are copies are what they promise.
+  lib->impl("unsafe_split.Tensor", TORCH_FN(SplitCopy));
+  lib->impl("unsafe_split_with_sizes", TORCH_FN(SplitWithSizesCopy));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,68 @@
+// to_lazy_guard: `.to("lazy")` of a tensor LTC cannot represent.
+//
+// LTC holds dense (strided) tensors only. In torch 1.13 a sparse tensor's
+// .to("lazy") fails deep in the dispatcher ("Could not run
+// 'aten::empty.memory_format' with arguments from the 'SparseLazy' backend",
+// followed by a table of every dispatch key), and a quantized tensor's
+// silently stays on the CPU. Our _to_copy for those layouts names the problem
+// and the fix, and otherwise runs the kernel it replaces (the
+// CompositeExplicitAutograd one).
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+class ToLazyCheck final : public c10::OperatorKernel {
+ public:
+  explicit ToLazyCheck(c10::KernelFunction inner) : inner_(std::move(inner)) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    const auto& args = op.schema().arguments();
+    const size_t n = args.size();
+    const at::Tensor& self = (*stack)[stack->size() - n].toTensor();
+    for (size_t i = 1; i < n; ++i) {
+      const c10::IValue& v = (*stack)[stack->size() - n + i];
+      if (args[i].name() != "device" || !v.isDevice() || !v.toDevice().is_lazy()) continue;
+      TORCH_CHECK(!self.is_quantized(), "Quantized tensors (", self.scalar_type(),
+                  ") cannot be moved to the lazy device: lazy tensors are dense. Call "
+                  ".dequantize() first.");
+      TORCH_CHECK(self.layout() == c10::kStrided, "Tensors with layout ", self.layout(),
+                  " cannot be moved to the lazy device: lazy tensors are dense (strided). "
+                  "Call .to_dense() first.");
+    }
+    inner_.callBoxed(op, keys, stack);
+  }
+
+ private:
+  c10::KernelFunction inner_;
+};
+
+}  // namespace
+
+void RegisterToLazyGuard() {
+  c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::_to_copy", "");
+  QuietWarnings quiet;
+  // BackendSelect adds the destination's backend to the source's layout
+  // keys: a quantized/sparse CPU tensor going to lazy dispatches to
+  // QuantizedLazy/SparseLazy. (CSR and MKLDNN already fail with a clear
+  // "Unsupported device type for ... layout: lazy".)
+  for (c10::DispatchKey key : {c10::DispatchKey::QuantizedLazy, c10::DispatchKey::SparseLazy}) {
+    c10::KernelFunction inner = RegisteredKernel(op, key);
+    if (!inner.isValid())
+      inner = RegisteredKernel(op, c10::DispatchKey::CompositeExplicitAutograd);
+    if (!inner.isValid()) continue;
+    auto* lib = new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
+    lib->impl("_to_copy",
+              torch::CppFunction::makeFromBoxedFunctor(std::make_unique<ToLazyCheck>(inner)));
+  }
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
