@@ -13,6 +13,7 @@
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/variable_hooks.h"
 #include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
@@ -141,6 +142,7 @@ void InitBackend() {
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
     RegisterViewKernels();
+    InstallVariableHooks();
   });
 }
 

@@ -9,10 +9,12 @@
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/MemoryFormat.h>
+#include <ATen/FunctionalStorageImpl.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/variable.h>
+#include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
 #include <memory>
@@ -24,6 +26,14 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
+// The regular autograd kernel of an op we override at AutogradLazy: the
+// Autograd alias kernel also serves AutogradOther, which comes next once
+// the AutogradLazy bit is dropped from the keyset.
+c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
+  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
+         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
+}
+
 // detach: in torch 1.13, ADInplaceOrView's detach returns a shallow copy of
 // the functionalization's result (make_variable_non_differentiable_view).
 // FunctionalTensorWrapper's shallow copy keeps the storage (the alias group
@@ -34,6 +44,10 @@ namespace {
 // (v's view metas plus detach); it is returned with what ADInplaceOrView
 // would give it: self's version counter, metadata frozen, no autograd meta.
 at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
+  // The base of an alias group is right as torch makes it (and cheaper:
+  // the copy shares the base's value, a synced tensor is read directly).
+  if (!IsFunctionalView(self))
+    return at::_ops::detach::redispatch(RegularAutograd(ks), self);
   at::Tensor out;
   {
     at::AutoDispatchBelowADInplaceOrView guard;
@@ -48,14 +62,6 @@ at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   torch::autograd::impl::set_version_counter(out, torch::autograd::impl::version_counter(self));
   out.unsafeGetTensorImpl()->set_allow_tensor_metadata_change(false);
   return out;
-}
-
-// The regular autograd kernel of an op we override at AutogradLazy: the
-// Autograd alias kernel also serves AutogradOther, which comes next once
-// the AutogradLazy bit is dropped from the keyset.
-c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
-  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
-         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
 }
 
 // Where a view lives in its base's eager storage (sizes, strides, offset),
@@ -179,7 +185,32 @@ at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
   return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
 }
 
+// detach_copy and alias_copy of an LTC tensor (the values of detach and
+// alias views under functionalization): LTC records a node for each, so
+// reading a detached view (`loss.detach().cpu()`) ran a graph. The copy is
+// a new LTC tensor holding the same device data when there is some (read
+// without a graph), else the same IR value, like LTC's clone.
+at::Tensor IdentityCopyLazy(const at::Tensor& self) {
+  torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(self);
+  if (lazy) {
+    if (torch::lazy::BackendDataPtr data = lazy->CurrentDataHandle())
+      return torch::lazy::CreateAtenFromLtcTensor(torch::lazy::LazyTensor::Create(data));
+  }
+  return at::_ops::clone::redispatch(c10::DispatchKeySet(c10::DispatchKey::Lazy), self,
+                                     c10::nullopt);
+}
+
 }  // namespace
+
+bool IsFunctionalView(const at::TensorBase& tensor) {
+  if (!tensor.defined() || !tensor.key_set().has(c10::DispatchKey::Functionalize)) return false;
+  auto* wrapper = static_cast<at::FunctionalTensorWrapper*>(tensor.unsafeGetTensorImpl());
+  auto* storage = static_cast<at::functionalization::FunctionalStorageImpl*>(
+      wrapper->storage().unsafeGetStorageImpl());
+  // A base holds the group's base tensor itself (until a mutation of it is
+  // applied to the group: then it counts as a view, which is only slower).
+  return storage->base().unsafeGetTensorImpl() != wrapper->value().unsafeGetTensorImpl();
+}
 
 void RegisterViewKernels() {
   static auto* library = new torch::Library(torch::Library::IMPL, "aten",
@@ -188,6 +219,10 @@ void RegisterViewKernels() {
   library->impl("as_strided", TORCH_FN(AsStridedLazy));
   library->impl("clone", TORCH_FN(CloneLazy));
   library->impl("contiguous", TORCH_FN(ContiguousLazy));
+  static auto* lazy_library = new torch::Library(torch::Library::IMPL, "aten",
+                                                 c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  lazy_library->impl("detach_copy", TORCH_FN(IdentityCopyLazy));
+  lazy_library->impl("alias_copy", TORCH_FN(IdentityCopyLazy));
 }
 
 }  // namespace backend

@@ -359,6 +359,11 @@ READS = {
     "v.detach() * 2": lambda x, v: v.detach() * 2,
     # detach shares storage: an in-place op on it writes into x.
     "v.detach().add_(100) then x": lambda x, v: (v.detach().add_(100), x)[1],
+    # .data takes the same shallow copy, outside the dispatcher
+    # (ltc_backend/variable_hooks.cpp).
+    "v.data": lambda x, v: v.data,
+    "v.data.add_(100) then x": lambda x, v: (v.data.add_(100), x)[1],
+    "torch.ops.aten.alias(v)": lambda x, v: torch.ops.aten.alias(v),
 }
 
 
@@ -484,3 +489,52 @@ def test_inplace_on_views_is_native():
             torch._lazy.mark_step()
             x.cpu(), d.cpu()
             assert_all_native()
+
+
+# --- .data and set_data --------------------------------------------------------
+
+def _data_program(device):
+    out = []
+    torch.manual_seed(0)
+    w = torch.randn(3, 4).to(device).requires_grad_()
+    for _ in range(3):  # SGD written the old way, through .data
+        (w * w).sum().backward()
+        w.data.add_(w.grad.data, alpha=-0.1)
+        w.grad.data.zero_()
+        if device == "lazy":
+            torch._lazy.mark_step()
+    out.append(w.detach())
+    # .data does not share the version counter: no autograd error.
+    a = torch.arange(3.).to(device).requires_grad_()
+    b = a.sigmoid()
+    b.data.zero_()
+    b.sum().backward()
+    out.append(a.grad)
+    # p.data = q rebinds p (shape and dtype may change); views taken
+    # before keep the old values, views taken after see p's new values.
+    p = torch.zeros(2, 2).to(device)
+    old_row = p[0]
+    p.data = torch.full((2, 2), 5.0).to(device)
+    p[1].add_(1)
+    out += [p.clone(), old_row.clone()]
+    r = torch.zeros(2, 2).to(device)
+    r.data = torch.arange(3, dtype=torch.float64).to(device)
+    out.append(r)
+    q = torch.zeros(3).to(device).requires_grad_()
+    q.data = torch.arange(3.).to(device)
+    (q * q).sum().backward()
+    out += [q.detach(), q.grad]
+    return [t.detach().cpu() for t in out]
+
+
+def test_data_and_set_data_match_eager():
+    eager, lazy = _data_program("cpu"), _data_program("lazy")
+    for i, (e, l) in enumerate(zip(eager, lazy)):
+        assert l.dtype == e.dtype and l.shape == e.shape, f"output {i}: {l.dtype}{tuple(l.shape)}"
+        torch.testing.assert_close(l, e, rtol=RTOL, atol=ATOL, msg=lambda m: f"output {i}: {m}")
+
+
+def test_set_data_of_a_lazy_view_raises_clearly():
+    x = torch.zeros(3, 4).to("lazy")
+    with pytest.raises(RuntimeError, match="assigning `.data` of a view of a lazy tensor"):
+        x[0].data = torch.ones(4).to("lazy")

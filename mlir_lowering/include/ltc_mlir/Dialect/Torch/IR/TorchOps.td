@@ -530,11 +530,18 @@ def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy"> {
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
+def Torch_AtenAliasCopyOp : Torch_AtenOp<"alias_copy"> {
+  let summary = "identity (an alias view: Tensor.data, torch.ops.aten.alias)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
 def Torch_AtenToCopyOp : Torch_AtenOp<"_to_copy"> {
   let summary = "copy converted to the result dtype (Tensor.to(dtype), .float(), ...)";
   let description = [{
-    Only the dtype conversion is modelled: layout, device and memory format
-    must be None (the graph runs on one host device; buffers are dense).
+    Only the dtype conversion is modelled: layout and device must be None
+    (the graph runs on one host device; buffers are dense and row-major);
+    a memory format does not change the values (ltc_backend makes as_strided,
+    the one op that sees layouts, aware of channels-last).
   }];
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype,
                        Torch_OptionalInt:$layout, Torch_None:$device,
