@@ -20,6 +20,22 @@ __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir",
 def init():
     """Registers the ltc_mlir backend for the `lazy` device. Idempotent."""
     _C._init()
+    if _torch.Tensor.contiguous is not _contiguous:
+        _torch.Tensor.contiguous = _contiguous
+
+
+_tensor_contiguous = _torch.Tensor.contiguous
+
+
+def _contiguous(self, memory_format=_torch.contiguous_format):
+    # Python's Tensor.contiguous returns self when is_contiguous() says so,
+    # which lazy tensors always do (torch 1.13): `x.t().contiguous()` stayed
+    # a view of x, and writing into it changed x. For lazy tensors the
+    # dispatcher decides instead, from the strides eager would have
+    # (ltc_backend/view_kernels.cpp).
+    if not self.is_cpu and self.device.type == "lazy":
+        return _torch.ops.aten.contiguous(self, memory_format=memory_format)
+    return _tensor_contiguous(self, memory_format=memory_format)
 
 
 def metrics():

@@ -225,14 +225,11 @@ AS_STRIDED = {
                                           lambda x: x.transpose(1, 3), (2, 3), (1, 2), None),
     "transposed_from_cpu": (lambda: _arange(3, 4)().t(), lambda x: x, (3, 2), (1, 4), 1),
     "transposed_from_cpu_sliced": (lambda: _arange(3, 4)().t(), lambda x: x[1:], (3, 2), (1, 4), None),
-    # x.contiguous(memory_format=...) never reaches the dispatcher on lazy
-    # tensors: Python's Tensor.contiguous returns self when
-    # is_contiguous(memory_format) is true, which LTCTensorImpl answers for
-    # every format in torch 1.13.
-    "channels_last_contiguous": pytest.param(
-        (_arange(2, 2, 3, 4), lambda x: x.contiguous(memory_format=CL), (2, 3), (1, 2), 5),
-        marks=pytest.mark.xfail(strict=True, reason="Tensor.contiguous(memory_format) is decided "
-                                "in Python from LTCTensorImpl::is_contiguous, true for every format")),
+    # Python's Tensor.contiguous decides before dispatching (from
+    # is_contiguous, true for every format on lazy tensors); ltc_mlir.init()
+    # redirects it to the dispatcher for lazy tensors.
+    "channels_last_contiguous": (_arange(2, 2, 3, 4), lambda x: x.contiguous(memory_format=CL),
+                                 (2, 3), (1, 2), 5),
 }
 
 
@@ -557,3 +554,56 @@ def test_set_data_of_a_lazy_view_raises_clearly():
     assert result["raised"] is not None and \
         "assigning `.data` of a view of a lazy tensor" in result["raised"]
     assert result["x"] == [[0.0] * 4] * 3
+
+
+# --- copies that lazy tensors took for views -------------------------------------
+# Lazy tensors always look contiguous (torch 1.13), so contiguous(),
+# reshape() and flatten() of a non-contiguous view returned a view of the
+# base where eager copies: writing into the result changed the base.
+# ltc_backend/view_kernels.cpp decides from eager's strides.
+
+COPY_OR_VIEW = {
+    # eager copies
+    "t_contiguous": lambda x: x.t().contiguous(),
+    "strided_slice_contiguous": lambda x: x[:, ::2].contiguous(),
+    "t_reshape": lambda x: x.t().reshape(-1),
+    "t_flatten": lambda x: x.t().flatten(),
+    "permute_reshape": lambda x: x.view(2, 3, 2).permute(2, 0, 1).reshape(2, 6),
+    "column_unsqueeze_reshape": lambda x: x[:, 1].unsqueeze(0).reshape(3),
+    "t_channels_last": lambda x: x.view(1, 3, 2, 2).transpose(2, 3).contiguous(memory_format=CL),
+    # eager views: writes reach x
+    "row_contiguous": lambda x: x[0].contiguous(),
+    "view": lambda x: x.view(4, 3),
+    "row_reshape": lambda x: x[1].reshape(2, 2),
+    "t_reshape_same_shape": lambda x: x.t().reshape(4, 3),
+    "rows_flatten": lambda x: x[1:].flatten(),
+}
+
+
+@pytest.mark.parametrize("make", list(COPY_OR_VIEW.values()), ids=list(COPY_OR_VIEW))
+def test_copy_or_view_like_eager(make):
+    results = []
+    for device in ("cpu", "lazy"):
+        x = torch.arange(12.).view(3, 4).to(device)
+        y = make(x)
+        y.add_(100)
+        results.append((x.cpu(), y.cpu()))
+    (ex, ey), (lx, ly) = results
+    assert ly.shape == ey.shape
+    torch.testing.assert_close(lx, ex, rtol=0, atol=0, msg=lambda m: f"base: {m}")
+    torch.testing.assert_close(ly, ey, rtol=0, atol=0, msg=lambda m: f"result: {m}")
+    assert_all_native()
+
+
+def test_contiguous_keeps_its_fast_path_and_gradients():
+    """Tensor.contiguous still returns the tensor itself when eager does,
+    and gradients flow through the copies."""
+    x = torch.randn(3, 4).to("lazy").requires_grad_()
+    assert x.contiguous() is x
+    results = []
+    for device in ("cpu", "lazy"):
+        w = torch.arange(12.).view(3, 4).to(device).requires_grad_()
+        y = w.t().contiguous() * torch.arange(12.).view(4, 3).to(device)
+        y.reshape(-1).sum().backward()
+        results.append(w.grad.cpu())
+    torch.testing.assert_close(results[1], results[0], rtol=0, atol=0)
