@@ -17,6 +17,7 @@
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/variable_hooks.h"
 #include "ltc_backend/view_kernels.h"
 
 // LTC's code-generated Lazy kernels; exported by libtorch_cpu but declared in
@@ -168,6 +169,7 @@ void InitBackend() {
     RegisterStorageOps();
     RegisterToLazyGuard();
     RegisterViewKernels();
+    InstallVariableHooks();
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
     InstallLazyDeviceGuard();

@@ -1,9 +1,12 @@
 #include "ltc_backend/eager_layout.h"
 
+#include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
+#include <ATen/core/LegacyTypeDispatch.h>
 #include <c10/core/MemoryFormat.h>
 #include <c10/util/strides.h>
 #include <torch/csrc/lazy/backend/backend_interface.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/csrc/lazy/core/tensor.h>
 
 #include <algorithm>
@@ -97,6 +100,42 @@ std::vector<int64_t> StorageOrder(at::IntArrayRef sizes, at::IntArrayRef strides
   bool identity = true;
   for (int64_t i = 0; i < rank; ++i) identity = identity && (order[i] == i || sizes[order[i]] == 1);
   return identity ? std::vector<int64_t>{} : order;
+}
+
+ViewOrigin FindViewOrigin(const at::Tensor& tensor) {
+  ViewOrigin origin{tensor, nullptr};
+  auto* view = torch::autograd::impl::get_view_autograd_meta(tensor);
+  if (!view || !view->has_bw_view() || !view->get_backward_view().has_view_fn()) return origin;
+  const torch::autograd::ViewInfo& info = view->get_backward_view();
+  if (tensor.requires_grad() && !info.base_.requires_grad()) return origin;
+  origin.base = info.base_;
+  origin.view_fn = info.view_fn();
+  return origin;
+}
+
+ViewGeometry PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
+                       const at::Tensor& base, at::IntArrayRef base_strides,
+                       at::IntArrayRef view_sizes) {
+  at::Tensor meta_base =
+      at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
+  at::Tensor view;
+  {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    view = view_fn(meta_base);
+  }
+  TORCH_CHECK(view.sizes() == view_sizes,
+              "ltc_mlir: as_strided: replaying the view on its base gave sizes ", view.sizes(),
+              " instead of ", view_sizes);
+  ViewGeometry geometry{view.sizes().vec(), view.strides().vec(), view.storage_offset(), false};
+  geometry.covers_storage = view.numel() == base.numel() && view.is_non_overlapping_and_dense();
+  return geometry;
+}
+
+
+std::vector<int64_t> EagerStridesOfAny(const at::Tensor& tensor) {
+  ViewOrigin origin = FindViewOrigin(tensor);
+  if (!origin.view_fn) return EagerStrides(tensor);
+  return PlaceView(origin.view_fn, origin.base, EagerStrides(origin.base), tensor.sizes()).strides;
 }
 
 }  // namespace backend

@@ -9,6 +9,7 @@
 #include <ATen/Tensor.h>
 #include "ltc_backend/backend_data.h"
 
+#include <functional>
 #include <vector>
 
 namespace ltc_mlir {
@@ -40,6 +41,32 @@ std::vector<int64_t> EagerStrides(const at::Tensor& tensor);
 // The dims of a dense tensor with `strides`, outermost in memory first
 // (empty when the strides are row-major or not a dense permutation).
 std::vector<int64_t> StorageOrder(at::IntArrayRef sizes, at::IntArrayRef strides);
+
+// The tensor whose storage a lazy tensor lives in, as eager sees it:
+// autograd's view base and the function replaying the view's ops on it
+// (view_fn empty: the tensor is its own base). A view that requires grad
+// on its own (a leaf view of a base that does not) counts as a base.
+struct ViewOrigin {
+  at::Tensor base;
+  std::function<at::Tensor(const at::Tensor&)> view_fn;
+};
+ViewOrigin FindViewOrigin(const at::Tensor& tensor);
+
+// Where a view lives in its base's eager storage (sizes, strides, offset),
+// found by replaying the view's ops on a meta tensor with the base's eager
+// strides.
+struct ViewGeometry {
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = 0;
+  bool covers_storage = false;  // every storage location, each once
+};
+ViewGeometry PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
+                       const at::Tensor& base, at::IntArrayRef base_strides,
+                       at::IntArrayRef view_sizes);
+
+// The strides eager would give `tensor`, a view (its ops replayed on its
+// base) or not (EagerStrides).
+std::vector<int64_t> EagerStridesOfAny(const at::Tensor& tensor);
 
 }  // namespace backend
 }  // namespace ltc_mlir

@@ -8,11 +8,15 @@
 
 #include <ATen/ATen.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/InferSize.h>
+#include <ATen/TensorUtils.h>
 #include <c10/core/MemoryFormat.h>
+#include <ATen/FunctionalStorageImpl.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/LegacyTypeDispatch.h>
 #include <torch/csrc/autograd/custom_function.h>
 #include <torch/csrc/autograd/variable.h>
+#include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
 #include <memory>
@@ -24,6 +28,14 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
+// The regular autograd kernel of an op we override at AutogradLazy: the
+// Autograd alias kernel also serves AutogradOther, which comes next once
+// the AutogradLazy bit is dropped from the keyset.
+c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
+  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
+         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
+}
+
 // detach: in torch 1.13, ADInplaceOrView's detach returns a shallow copy of
 // the functionalization's result (make_variable_non_differentiable_view).
 // FunctionalTensorWrapper's shallow copy keeps the storage (the alias group
@@ -34,6 +46,10 @@ namespace {
 // (v's view metas plus detach); it is returned with what ADInplaceOrView
 // would give it: self's version counter, metadata frozen, no autograd meta.
 at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
+  // The base of an alias group is right as torch makes it (and cheaper:
+  // the copy shares the base's value, a synced tensor is read directly).
+  if (!IsFunctionalView(self))
+    return at::_ops::detach::redispatch(RegularAutograd(ks), self);
   at::Tensor out;
   {
     at::AutoDispatchBelowADInplaceOrView guard;
@@ -48,41 +64,6 @@ at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   torch::autograd::impl::set_version_counter(out, torch::autograd::impl::version_counter(self));
   out.unsafeGetTensorImpl()->set_allow_tensor_metadata_change(false);
   return out;
-}
-
-// The regular autograd kernel of an op we override at AutogradLazy: the
-// Autograd alias kernel also serves AutogradOther, which comes next once
-// the AutogradLazy bit is dropped from the keyset.
-c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
-  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
-         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
-}
-
-// Where a view lives in its base's eager storage (sizes, strides, offset),
-// found by replaying the view's ops (autograd's view_fn) on a meta tensor
-// with the base's eager strides.
-struct ViewGeometry {
-  std::vector<int64_t> sizes, strides;
-  int64_t offset = 0;
-  bool covers_storage = false;  // every storage location, each once
-};
-
-ViewGeometry PlaceView(const std::function<at::Tensor(const at::Tensor&)>& view_fn,
-                       const at::Tensor& base, at::IntArrayRef base_strides,
-                       at::IntArrayRef view_sizes) {
-  at::Tensor meta_base =
-      at::empty_strided(base.sizes(), base_strides, base.options().device(at::kMeta));
-  at::Tensor view;
-  {
-    at::AutoDispatchBelowADInplaceOrView guard;
-    view = view_fn(meta_base);
-  }
-  TORCH_CHECK(view.sizes() == view_sizes,
-              "ltc_mlir: as_strided: replaying the view on its base gave sizes ", view.sizes(),
-              " instead of ", view_sizes);
-  ViewGeometry geometry{view.sizes().vec(), view.strides().vec(), view.storage_offset(), false};
-  geometry.covers_storage = view.numel() == base.numel() && view.is_non_overlapping_and_dense();
-  return geometry;
 }
 
 // Identity forward; the gradient keeps only the storage locations of a view
@@ -122,19 +103,9 @@ class RestrictGradToView : public torch::autograd::Function<RestrictGradToView> 
 // view get none (RestrictGradToView).
 at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size,
                          c10::SymIntArrayRef stride, c10::optional<c10::SymInt> storage_offset) {
-  at::Tensor base = self;
-  std::function<at::Tensor(const at::Tensor&)> view_fn;
-  if (auto* view = torch::autograd::impl::get_view_autograd_meta(self)) {
-    if (view->has_bw_view() && view->get_backward_view().has_view_fn()) {
-      const torch::autograd::ViewInfo& info = view->get_backward_view();
-      // A view that requires grad on its own (a leaf view of a base that
-      // does not) must keep its own gradient.
-      if (!self.requires_grad() || info.base_.requires_grad()) {
-        base = info.base_;
-        view_fn = info.view_fn();
-      }
-    }
-  }
+  ViewOrigin origin = FindViewOrigin(self);
+  const at::Tensor& base = origin.base;
+  const auto& view_fn = origin.view_fn;
   std::vector<int64_t> base_strides = EagerStrides(base);
   std::vector<int64_t> order = StorageOrder(base.sizes(), base_strides);
   if (!view_fn && order.empty())
@@ -151,16 +122,27 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
   return at::as_strided_symint(storage, size, stride, offset);
 }
 
+// A meta tensor with self's sizes and the strides eager would give it.
+at::Tensor EagerLayout(const at::Tensor& self) {
+  return at::empty_strided(self.sizes(), EagerStridesOfAny(self), self.options().device(at::kMeta));
+}
+
 bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t rank) {
   return (memory_format == at::MemoryFormat::ChannelsLast && rank == 4) ||
          (memory_format == at::MemoryFormat::ChannelsLast3d && rank == 5);
 }
 
-// clone/contiguous(memory_format=channels_last): LTC drops the memory
-// format (clone keeps the IR value; lazy tensors say they are contiguous in
-// every format, so contiguous returns self), while eager's result is
-// channels-last, which as_strided can see. A _to_copy keeps the format in
-// the IR (see eager_layout.cpp); its values are unchanged.
+// clone(memory_format=channels_last): LTC drops the memory format (the
+// clone keeps the IR value), while eager's result is channels-last, which
+// as_strided can see. A _to_copy keeps the format in the IR (see
+// eager_layout.cpp); its values are unchanged.
+//
+// contiguous: lazy tensors say they are contiguous in every format, so
+// the composite contiguous returned self: `x.t().contiguous()` stayed a view
+// of x (writing into it changed x) and `.contiguous(memory_format=
+// channels_last)` kept the layout. The decision is taken from the strides
+// eager would have (Python's Tensor.contiguous, which decides before
+// dispatching, is redirected here by ltc_mlir.init()).
 at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                      c10::optional<at::MemoryFormat> memory_format) {
   if (!IsChannelsLastFor(memory_format, self.dim()))
@@ -170,16 +152,57 @@ at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
 
 at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                           at::MemoryFormat memory_format) {
-  if (!IsChannelsLastFor(memory_format, self.dim()))
+  if (memory_format != at::MemoryFormat::Contiguous &&
+      !IsChannelsLastFor(memory_format, self.dim()))
     return at::_ops::contiguous::redispatch(RegularAutograd(ks), self, memory_format);
-  std::vector<int64_t> want = self.dim() == 4 ? c10::get_channels_last_strides_2d(self.sizes())
-                                              : c10::get_channels_last_strides_3d(self.sizes());
-  if (!torch::autograd::impl::get_view_autograd_meta(self) && EagerStrides(self) == want)
-    return self;
-  return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
+  if (EagerLayout(self).is_contiguous(memory_format)) return self;
+  return at::clone(self, memory_format);
+}
+
+// reshape (and flatten, which calls it) decides between a view and a copy
+// from the strides, and lazy tensors always look contiguous:
+// `x.t().reshape(-1)` became a view of x (eager copies), so writing into
+// the result changed x. reshape's composite always ends in `view` when it
+// thinks it can; here `view` of a lazy view checks eager's strides and,
+// where eager cannot view, returns a contiguous copy reshaped (what eager's
+// reshape gives; a direct `x.t().view(-1)`, which eager rejects, gets it too,
+// as the two calls cannot be told apart here).
+at::Tensor ViewLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size) {
+  if (FindViewOrigin(self).view_fn) {
+    at::DimVector proposed = at::infer_size_dv(c10::asIntArrayRefSlow(size), self.numel());
+    at::Tensor eager = EagerLayout(self);
+    if (!at::detail::computeStride(eager.sizes(), eager.strides(), proposed))
+      return at::_unsafe_view(at::clone(self, at::MemoryFormat::Contiguous), proposed);
+  }
+  return at::_ops::view::redispatch(RegularAutograd(ks), self, size);
+}
+
+// detach_copy and alias_copy of an LTC tensor (the values of detach and
+// alias views under functionalization): LTC records a node for each, so
+// reading a detached view (`loss.detach().cpu()`) ran a graph. The copy is
+// a new LTC tensor holding the same device data when there is some (read
+// without a graph), else the same IR value, like LTC's clone.
+at::Tensor IdentityCopyLazy(const at::Tensor& self) {
+  torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(self);
+  if (lazy) {
+    if (torch::lazy::BackendDataPtr data = lazy->CurrentDataHandle())
+      return torch::lazy::CreateAtenFromLtcTensor(torch::lazy::LazyTensor::Create(data));
+  }
+  return at::_ops::clone::redispatch(c10::DispatchKeySet(c10::DispatchKey::Lazy), self,
+                                     c10::nullopt);
 }
 
 }  // namespace
+
+bool IsFunctionalView(const at::TensorBase& tensor) {
+  if (!tensor.defined() || !tensor.key_set().has(c10::DispatchKey::Functionalize)) return false;
+  auto* wrapper = static_cast<at::FunctionalTensorWrapper*>(tensor.unsafeGetTensorImpl());
+  auto* storage = static_cast<at::functionalization::FunctionalStorageImpl*>(
+      wrapper->storage().unsafeGetStorageImpl());
+  // A base holds the group's base tensor itself (until a mutation of it is
+  // applied to the group: then it counts as a view, which is only slower).
+  return storage->base().unsafeGetTensorImpl() != wrapper->value().unsafeGetTensorImpl();
+}
 
 void RegisterViewKernels() {
   static auto* library = new torch::Library(torch::Library::IMPL, "aten",
@@ -188,6 +211,17 @@ void RegisterViewKernels() {
   library->impl("as_strided", TORCH_FN(AsStridedLazy));
   library->impl("clone", TORCH_FN(CloneLazy));
   library->impl("contiguous", TORCH_FN(ContiguousLazy));
+  library->impl("view", TORCH_FN(ViewLazy));
+  // These two replace LTC's own Lazy kernels on purpose: keep the
+  // dispatcher's "overriding a previously registered kernel" warning quiet.
+  struct Quiet : c10::WarningHandler {
+    void process(const c10::SourceLocation&, const std::string&, const bool) override {}
+  } quiet;
+  c10::Warning::WarningHandlerGuard guard(&quiet);
+  static auto* lazy_library = new torch::Library(torch::Library::IMPL, "aten",
+                                                 c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  lazy_library->impl("detach_copy", TORCH_FN(IdentityCopyLazy));
+  lazy_library->impl("alias_copy", TORCH_FN(IdentityCopyLazy));
 }
 
 }  // namespace backend

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <ATen/core/TensorBase.h>
+
 namespace ltc_mlir {
 namespace backend {
 
@@ -7,6 +9,10 @@ namespace backend {
 // behaviour differs from eager (see view_kernels.cpp). Called once from
 // InitBackend, after LTC's own kernels.
 void RegisterViewKernels();
+
+// Whether `tensor` (a functionalized tensor) is a view in its alias group,
+// i.e. not the group's base. Conservative: true when unsure.
+bool IsFunctionalView(const at::TensorBase& tensor);
 
 }  // namespace backend
 }  // namespace ltc_mlir

@@ -31,6 +31,8 @@ def init():
     _C._check_environment()
     _C._init()
     _tensor_fixes.install()
+    if _torch.Tensor.contiguous is not _contiguous:
+        _torch.Tensor.contiguous = _contiguous
     _raise_graph_errors_at_mark_step()
     global _directories_checked
     if not _directories_checked:
@@ -80,6 +82,20 @@ def _raise_graph_errors_at_mark_step():
 
     mark_step._ltc_mlir_wrapper = True
     lazy.mark_step = mark_step
+
+
+_tensor_contiguous = _torch.Tensor.contiguous
+
+
+def _contiguous(self, memory_format=_torch.contiguous_format):
+    # Python's Tensor.contiguous returns self when is_contiguous() says so,
+    # which lazy tensors always do (torch 1.13): `x.t().contiguous()` stayed
+    # a view of x, and writing into it changed x. For lazy tensors the
+    # dispatcher decides instead, from the strides eager would have
+    # (ltc_backend/view_kernels.cpp).
+    if not self.is_cpu and self.device.type == "lazy":
+        return _torch.ops.aten.contiguous(self, memory_format=memory_format)
+    return _tensor_contiguous(self, memory_format=memory_format)
 
 
 def metrics():

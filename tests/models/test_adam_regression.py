@@ -36,7 +36,8 @@ def test_tanh_mlp_adam_matches_eager():
         torch.testing.assert_close(p.detach().cpu(), q.detach(), rtol=1e-5, atol=1e-6)
     m = ltc_mlir.metrics()
     assert m["fallback_ops"] == {}, m["fallback_reasons"]
-    # torch 1.13's Adam reads its step counter with .item(): two graphs a step.
+    # One step graph, compiled once and then reused (reading the detached
+    # loss or Adam's step counter needs no graph of its own).
     assert m["native_execute_count"] >= 15, m
-    assert m["compile_count"] <= 4 and m["cache_hits"] >= 24, m
+    assert m["compile_count"] <= 4 and m["cache_hits"] >= 13, m
     assert losses["lazy"][-1] < losses["lazy"][0]

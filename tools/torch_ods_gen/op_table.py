@@ -147,11 +147,14 @@ the result has self's type. x.diagonal().mul_(2) on lazy tensors writes
 back with it.
 """),
     "detach_copy": OpSpec(summary="identity (autograd detach)"),
+    "alias_copy": OpSpec(summary="identity (an alias view: Tensor.data, torch.ops.aten.alias)"),
     "_to_copy": OpSpec(
         summary="copy converted to the result dtype (Tensor.to(dtype), .float(), ...)",
         description="""
-Only the dtype conversion is lowered: layout, device and memory format
-must be None (the graph runs on one host device; buffers are dense).
+Only the dtype conversion is lowered: layout and device must be None
+(the graph runs on one host device; buffers are dense and row-major); a
+memory format does not change the values (ltc_backend makes as_strided,
+the one op that sees layouts, aware of channels-last).
 """),
     "clone": OpSpec(summary="copy"),
 

@@ -382,7 +382,8 @@ public:
   }
 };
 
-/// detach_copy and clone: value semantics make them the identity.
+/// detach_copy, alias_copy and clone: value semantics make them the
+/// identity.
 template <typename OpTy>
 class ConvertIdentityOp : public TorchConversionPattern<OpTy> {
 public:
@@ -410,6 +411,7 @@ void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                ConvertSqueezeCopyOp<torch::AtenSqueezeCopyDimOp>,
                ConvertIntImplicitOp,
                ConvertIdentityOp<torch::AtenDetachCopyOp>,
+               ConvertIdentityOp<torch::AtenAliasCopyOp>,
                ConvertIdentityOp<torch::AtenCloneOp>>(typeConverter,
                                                       patterns.getContext());
 }

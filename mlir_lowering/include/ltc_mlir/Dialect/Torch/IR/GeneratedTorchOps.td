@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 86 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 87 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -67,8 +67,10 @@ def Torch_AtenSoftmaxBackwardDataOp : Torch_AtenOp<"_softmax_backward_data", [Pu
 def Torch_AtenToCopyOp : Torch_AtenOp<"_to_copy", [Pure]> {
   let summary = "copy converted to the result dtype (Tensor.to(dtype), .float(), ...)";
   let description = [{
-    Only the dtype conversion is lowered: layout, device and memory format
-    must be None (the graph runs on one host device; buffers are dense).
+    Only the dtype conversion is lowered: layout and device must be None
+    (the graph runs on one host device; buffers are dense and row-major); a
+    memory format does not change the values (ltc_backend makes as_strided,
+    the one op that sees layouts, aware of channels-last).
   }];
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype,
                        Torch_OptionalInt:$layout,
@@ -126,6 +128,13 @@ def Torch_AtenAddmmOp : Torch_AtenOp<"addmm", [Pure]> {
                        Torch_Scalar:$alpha);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::alias_copy(Tensor self) -> Tensor
+def Torch_AtenAliasCopyOp : Torch_AtenOp<"alias_copy", [Pure]> {
+  let summary = "identity (an alias view: Tensor.data, torch.ops.aten.alias)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 159 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -394,13 +394,6 @@ def Torch_AtenUpsampleNearestExact1dBackwardVecOp : Torch_AtenOp<"_upsample_near
                        Torch_OptionalList:$output_size,
                        Torch_List:$input_size,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::alias_copy(Tensor self) -> Tensor
-def Torch_AtenAliasCopyOp : Torch_AtenOp<"alias_copy", [Pure]> {
-  let summary = "`aten::alias_copy`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
