@@ -602,10 +602,9 @@ void TileAndVectorizePass::runOnOperation() {
       if (failed(tiled))
         continue;
       current = *tiled;
-      // The forall-level fills were re-fused into the register tiles.
-      for (Operation *f : fusedOps)
-        if (f->use_empty())
-          rewriter.eraseOp(f);
+      // The forall-level fills were re-fused into the register tiles; tile()
+      // already erased the ones left dead (fusedOps may dangle now: a loop
+      // over it here read freed ops, found by ASan).
       fusedOps = regFused;
       SmallVector<int64_t> kTiles(reg.size(), 0);
       for (unsigned k : plan.reductionDims)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Builds ltc_mlir with AddressSanitizer + UndefinedBehaviorSanitizer in
+# build-asan/ (scripts/build.sh --sanitize) and runs under them:
+#   1. the GoogleTest units (ctest), with LeakSanitizer,
+#   2. the lit tests (ltc-mlir-opt is instrumented), with LeakSanitizer,
+#   3. a pytest subset in /usr/bin/python3 with the ASan runtime preloaded
+#      (python and torch are not instrumented; only our libraries are checked).
+# Any finding stops the process that made it, and fails this script.
+# Extra arguments replace the pytest subset: scripts/test_sanitize.sh tests/e2e -k mm
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+export LTC_MLIR_BUILD_DIR="${LTC_MLIR_BUILD_DIR:-$ROOT/build-asan}"
+source "$ROOT/scripts/env.sh"
+"$ROOT/scripts/install_deps.sh"
+"$ROOT/scripts/build.sh" --sanitize
+
+SUPP="$ROOT/scripts/sanitizer"
+ASAN_RT="$(g++ -print-file-name=libasan.so)"
+# halt_on_error: the first report ends the process with a non-zero status.
+# detect_stack_use_after_return stays off: the JIT-compiled code and libtorch
+# are not instrumented and switch stacks in ways it misreports.
+COMMON_ASAN="halt_on_error=1:strict_string_checks=1:check_initialization_order=1:detect_container_overflow=1"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp"
+export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
+
+status=0
+echo "== unit tests (GoogleTest) under ASan+UBSan+LSan =="
+(cd "$BUILD" && ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=1" ctest --output-on-failure) || status=1
+
+echo "== lit tests under ASan+UBSan+LSan =="
+ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=1" /usr/lib/llvm-22/bin/lit -sv "$BUILD/tests/lit" || status=1
+
+echo "== python tests under ASan+UBSan (runtime preloaded; leaks not checked) =="
+# Python and libtorch keep their allocations until exit by design, so
+# LeakSanitizer would only report theirs: detect_leaks=0 here.
+if [ $# -eq 0 ]; then
+  set -- "$ROOT/tests/e2e" "$ROOT/tests/reliability" "$ROOT/tests/models/test_mlp_training.py"
+fi
+LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=0" \
+  "$PY" -m pytest -q -p no:cacheprovider "$@" || status=1
+exit $status
