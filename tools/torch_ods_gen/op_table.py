@@ -240,6 +240,29 @@ bool constants) says which gradients are wanted; an unwanted one is an
 undefined tensor in ATen and is returned as zeros (of whatever shape LTC
 gives it) here.
 """, results=("grad_input", "grad_weight", "grad_bias")),
+    # Convolution family (Convolution.cpp, Padding.cpp).
+    "convolution": OpSpec(
+        summary="1-D to 3-D convolution, transposed or not, with groups",
+        description="""
+input [N, C, S...]; weight [F, C / groups, K...] or, when `transposed`,
+[C, F / groups, K...]; bias None or [F]. stride, padding, dilation and
+output_padding (transposed only) are int lists with one value per spatial
+dim; `padding="same"` with an even kernel arrives as a constant_pad_nd of
+the input.
+"""),
+    "convolution_backward": OpSpec(
+        summary="gradients of convolution: (grad_input, grad_weight, grad_bias)",
+        description="""
+Parameters as in convolution; bias_sizes is [F] or None. output_mask (three
+bool constants) says which gradients are wanted; an unwanted one is an
+undefined tensor in ATen, typed [] or [0] by LTC, and returned as zeros here.
+""", results=("grad_input", "grad_weight", "grad_bias")),
+    "constant_pad_nd": OpSpec(
+        summary="pads (or crops, with negative pads) the trailing dims with value",
+        description="""
+pad is [before_last, after_last, before_second_last, ...], at most two
+entries per dim; negative entries remove elements.
+"""),
     "nll_loss_forward": OpSpec(
         summary="negative log likelihood; returns (output, total_weight)",
         description="""

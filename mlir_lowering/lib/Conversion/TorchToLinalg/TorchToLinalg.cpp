@@ -113,6 +113,8 @@ struct ConvertTorchToLinalgPass
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
+    populateConvolutionPatterns(typeConverter, patterns);
+    populatePaddingPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -60,6 +60,10 @@ void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
 void populateLossPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+void populateConvolutionPatterns(TorchTypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
+void populatePaddingPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 87 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 90 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -212,6 +212,54 @@ def Torch_AtenCloneOp : Torch_AtenOp<"clone", [Pure]> {
   let summary = "copy";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$memory_format);
   let results = (outs Torch_VTensor:$result);
+}
+
+// aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
+def Torch_AtenConstantPadNdOp : Torch_AtenOp<"constant_pad_nd", [Pure]> {
+  let summary = "pads (or crops, with negative pads) the trailing dims with value";
+  let description = [{
+    pad is [before_last, after_last, before_second_last, ...], at most two
+    entries per dim; negative entries remove elements.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$pad,
+                       Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
+def Torch_AtenConvolutionOp : Torch_AtenOp<"convolution", [Pure]> {
+  let summary = "1-D to 3-D convolution, transposed or not, with groups";
+  let description = [{
+    input [N, C, S...]; weight [F, C / groups, K...] or, when `transposed`,
+    [C, F / groups, K...]; bias None or [F]. stride, padding, dilation and
+    output_padding (transposed only) are int lists with one value per spatial
+    dim; `padding="same"` with an even kernel arrives as a constant_pad_nd of
+    the input.
+  }];
+  let arguments = (ins Torch_VTensor:$input, Torch_VTensor:$weight,
+                       Torch_OptionalVTensor:$bias, Torch_List:$stride,
+                       Torch_List:$padding, Torch_List:$dilation,
+                       Torch_Bool:$transposed, Torch_List:$output_padding,
+                       Torch_Int:$groups);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+def Torch_AtenConvolutionBackwardOp : Torch_AtenOp<"convolution_backward", [Pure]> {
+  let summary = "gradients of convolution: (grad_input, grad_weight, grad_bias)";
+  let description = [{
+    Parameters as in convolution; bias_sizes is [F] or None. output_mask (three
+    bool constants) says which gradients are wanted; an unwanted one is an
+    undefined tensor in ATen, typed [] or [0] by LTC, and returned as zeros here.
+  }];
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$input,
+                       Torch_VTensor:$weight, Torch_OptionalList:$bias_sizes,
+                       Torch_List:$stride, Torch_List:$padding,
+                       Torch_List:$dilation, Torch_Bool:$transposed,
+                       Torch_List:$output_padding, Torch_Int:$groups,
+                       Torch_List:$output_mask);
+  let results = (outs Torch_VTensor:$grad_input, Torch_VTensor:$grad_weight,
+                      Torch_VTensor:$grad_bias);
 }
 
 // aten::cos(Tensor self) -> Tensor

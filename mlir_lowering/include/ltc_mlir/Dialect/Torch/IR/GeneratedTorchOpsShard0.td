@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 207 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 205 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -546,14 +546,6 @@ def Torch_AtenCombinationsOp : Torch_AtenOp<"combinations", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::constant_pad_nd(Tensor self, int[] pad, Scalar value=0) -> Tensor
-def Torch_AtenConstantPadNdOp : Torch_AtenOp<"constant_pad_nd", [Pure]> {
-  let summary = "`aten::constant_pad_nd`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$pad,
-                       Torch_Scalar:$value);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::contiguous(Tensor(a) self, *, MemoryFormat memory_format=0) -> Tensor(a)
 def Torch_AtenContiguousOp : Torch_AtenOp<"contiguous", [Pure]> {
   let summary = "`aten::contiguous`";
@@ -578,17 +570,6 @@ def Torch_AtenConvTranspose1dOp : Torch_AtenOp<"conv_transpose1d", [Pure]> {
                        Torch_OptionalVTensor:$bias, Torch_List:$stride,
                        Torch_List:$padding, Torch_List:$output_padding,
                        Torch_Int:$groups, Torch_List:$dilation);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::convolution(Tensor input, Tensor weight, Tensor? bias, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups) -> Tensor
-def Torch_AtenConvolutionOp : Torch_AtenOp<"convolution", [Pure]> {
-  let summary = "`aten::convolution`";
-  let arguments = (ins Torch_VTensor:$input, Torch_VTensor:$weight,
-                       Torch_OptionalVTensor:$bias, Torch_List:$stride,
-                       Torch_List:$padding, Torch_List:$dilation,
-                       Torch_Bool:$transposed, Torch_List:$output_padding,
-                       Torch_Int:$groups);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 183 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 182 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -578,19 +578,6 @@ def Torch_AtenConv2dPaddingOp : Torch_AtenOp<"conv2d.padding", [Pure]> {
                        Torch_Str:$padding, Torch_List:$dilation,
                        Torch_Int:$groups);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-def Torch_AtenConvolutionBackwardOp : Torch_AtenOp<"convolution_backward", [Pure]> {
-  let summary = "`aten::convolution_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$input,
-                       Torch_VTensor:$weight, Torch_OptionalList:$bias_sizes,
-                       Torch_List:$stride, Torch_List:$padding,
-                       Torch_List:$dilation, Torch_Bool:$transposed,
-                       Torch_List:$output_padding, Torch_Int:$groups,
-                       Torch_List:$output_mask);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
-                      Torch_VTensor:$result2);
 }
 
 // aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
