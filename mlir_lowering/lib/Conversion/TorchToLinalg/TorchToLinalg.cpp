@@ -111,6 +111,9 @@ struct ConvertTorchToLinalgPass
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
+    populatePoolingPatterns(typeConverter, patterns);
+    populateAdaptivePoolingPatterns(typeConverter, patterns);
+    populateUpsamplePatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

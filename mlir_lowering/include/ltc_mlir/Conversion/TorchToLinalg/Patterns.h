@@ -56,6 +56,12 @@ void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
 void populateLossPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
+void populateAdaptivePoolingPatterns(TorchTypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
+void populateUpsamplePatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 
