@@ -292,35 +292,11 @@ private:
   static std::pair<Value, Value>
   createGathered(OpBuilder &b, Location loc, Value input, const PoolGeometry &g,
                  RankedTensorType valuesType, RankedTensorType indicesType) {
-    Type elemType = valuesType.getElementType();
     SmallVector<GatherDim> dims;
     for (size_t d = 0; d < g.rank(); ++d)
       dims.push_back(getForwardWindowTable(g, d));
-    Value initValues = createFilledTensor(b, loc, valuesType,
-                                          createLowestValue(b, loc, elemType));
-    Value initIndices = createFilledTensor(
-        b, loc, indicesType, createIntConstant(b, loc, b.getI64Type(), -1));
-    SmallVector<Value> results = createTableGather(
-        b, loc, g.batchShape, dims, ValueRange{initValues, initIndices},
-        elemType,
-        [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
-            Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
-          SmallVector<Value> coords(batch);
-          coords.append(positions.begin(), positions.end());
-          Value v = tensor::ExtractOp::create(nb, l, input, coords);
-          Value position = createFlatPosition(nb, l, positions, g.in);
-          // The first in-image element is taken whatever its value.
-          Value first = arith::CmpIOp::create(
-              nb, l, arith::CmpIPredicate::slt, accs[1],
-              createIntConstant(nb, l, nb.getI64Type(), 0));
-          Value takes = arith::AndIOp::create(
-              nb, l, valid,
-              arith::OrIOp::create(nb, l, first,
-                                   createMaxPoolTakes(nb, l, v, accs[0])));
-          return {arith::SelectOp::create(nb, l, takes, v, accs[0]),
-                  arith::SelectOp::create(nb, l, takes, position, accs[1])};
-        });
-    return {results[0], results[1]};
+    return createGatheredMax(b, loc, input, g.batchShape, dims, valuesType,
+                             indicesType);
   }
 };
 
@@ -385,27 +361,9 @@ public:
       SmallVector<GatherDim> dims;
       for (size_t d = 0; d < g.rank(); ++d)
         dims.push_back(getBackwardWindowTable(g, d));
-      Value init = createZeroTensor(
-          rewriter, loc, RankedTensorType::get(inputType.getShape(), accType));
-      gradIn = createTableGather(
-          rewriter, loc, g.batchShape, dims, ValueRange{init}, accType,
-          [&](OpBuilder &b, Location l, ValueRange batch, ValueRange positions,
-              Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
-            SmallVector<Value> coords(batch);
-            coords.append(positions.begin(), positions.end());
-            Value index = tensor::ExtractOp::create(b, l, indices, coords);
-            Value g0 = tensor::ExtractOp::create(b, l, grad, coords);
-            Value self = createFlatPosition(
-                b, l, getLoopIndices(b, l, lead, g.rank()), g.in);
-            Value hit = arith::AndIOp::create(
-                b, l, valid,
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, index,
-                                      self));
-            Value add = arith::SelectOp::create(
-                b, l, hit, castScalar(b, l, g0, accType),
-                createScalarConstant(b, l, accType, 0));
-            return {createAdd(b, l, accs[0], add)};
-          })[0];
+      gradIn = createGatheredMaxBackward(
+          rewriter, loc, grad, indices, g.batchShape, dims,
+          RankedTensorType::get(inputType.getShape(), accType));
     }
     rewriter.replaceOp(op, castTensor(rewriter, loc, gradIn, elemType));
     return success();
@@ -502,20 +460,9 @@ public:
       SmallVector<GatherDim> dims;
       for (size_t d = 0; d < g.rank(); ++d)
         dims.push_back(getForwardWindowTable(g, d));
-      auto accTensorType = RankedTensorType::get(resultType.getShape(), accType);
-      Value sums = createTableGather(
-          rewriter, loc, g.batchShape, dims,
-          ValueRange{createZeroTensor(rewriter, loc, accTensorType)}, accType,
-          [&](OpBuilder &b, Location l, ValueRange batch, ValueRange positions,
-              Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
-            SmallVector<Value> coords(batch);
-            coords.append(positions.begin(), positions.end());
-            Value v = castScalar(
-                b, l, tensor::ExtractOp::create(b, l, input, coords), accType);
-            Value add = arith::SelectOp::create(
-                b, l, valid, v, createScalarConstant(b, l, accType, 0));
-            return {createAdd(b, l, accs[0], add)};
-          })[0];
+      Value sums = createGatheredSum(
+          rewriter, loc, input, g.batchShape, dims,
+          RankedTensorType::get(resultType.getShape(), accType));
       result = *createElementwiseOp(
           rewriter, loc, resultType, ValueRange{sums},
           [&](OpBuilder &b, Location l, ValueRange args) {
@@ -587,19 +534,9 @@ public:
       SmallVector<GatherDim> dims;
       for (size_t d = 0; d < g.rank(); ++d)
         dims.push_back(getBackwardWindowTable(g, d));
-      Value init = createZeroTensor(
-          rewriter, loc, RankedTensorType::get(inputType.getShape(), accType));
-      gradIn = createTableGather(
-          rewriter, loc, g.batchShape, dims, ValueRange{init}, accType,
-          [&](OpBuilder &b, Location l, ValueRange batch, ValueRange positions,
-              Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
-            SmallVector<Value> coords(batch);
-            coords.append(positions.begin(), positions.end());
-            Value d0 = tensor::ExtractOp::create(b, l, delta, coords);
-            Value add = arith::SelectOp::create(
-                b, l, valid, d0, createScalarConstant(b, l, accType, 0));
-            return {createAdd(b, l, accs[0], add)};
-          })[0];
+      gradIn = createGatheredSum(
+          rewriter, loc, delta, g.batchShape, dims,
+          RankedTensorType::get(inputType.getShape(), accType));
     }
     rewriter.replaceOp(op, castTensor(rewriter, loc, gradIn, elemType));
     return success();

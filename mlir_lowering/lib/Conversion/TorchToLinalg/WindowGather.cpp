@@ -312,6 +312,100 @@ SmallVector<Value> createTableGather(OpBuilder &b, Location loc,
   return SmallVector<Value>(generic.getResults());
 }
 
+namespace {
+SmallVector<Value> concat(ValueRange a, ValueRange b) {
+  SmallVector<Value> r(a);
+  r.append(b.begin(), b.end());
+  return r;
+}
+} // namespace
+
+std::pair<Value, Value> createGatheredMax(OpBuilder &b, Location loc,
+                                          Value input,
+                                          ArrayRef<int64_t> batchShape,
+                                          ArrayRef<GatherDim> dims,
+                                          RankedTensorType valuesType,
+                                          RankedTensorType indicesType) {
+  Type elemType = valuesType.getElementType();
+  ArrayRef<int64_t> inSizes =
+      cast<RankedTensorType>(input.getType()).getShape().take_back(dims.size());
+  Value initValues = createFilledTensor(b, loc, valuesType,
+                                        createLowestValue(b, loc, elemType));
+  Value initIndices = createFilledTensor(
+      b, loc, indicesType, createIntConstant(b, loc, b.getI64Type(), -1));
+  SmallVector<Value> results = createTableGather(
+      b, loc, batchShape, dims, ValueRange{initValues, initIndices}, elemType,
+      [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
+          Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
+        Value v =
+            tensor::ExtractOp::create(nb, l, input, concat(batch, positions));
+        Value position = createFlatPosition(nb, l, positions, inSizes);
+        Value first =
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, accs[1],
+                                  createIntConstant(nb, l, nb.getI64Type(), 0));
+        Value takes = arith::AndIOp::create(
+            nb, l, valid,
+            arith::OrIOp::create(nb, l, first,
+                                 createMaxPoolTakes(nb, l, v, accs[0])));
+        return {arith::SelectOp::create(nb, l, takes, v, accs[0]),
+                arith::SelectOp::create(nb, l, takes, position, accs[1])};
+      });
+  return {results[0], results[1]};
+}
+
+Value createGatheredMaxBackward(OpBuilder &b, Location loc, Value grad,
+                                Value indices, ArrayRef<int64_t> batchShape,
+                                ArrayRef<GatherDim> dims,
+                                RankedTensorType resultType) {
+  Type accType = resultType.getElementType();
+  ArrayRef<int64_t> inSizes = resultType.getShape().take_back(dims.size());
+  unsigned lead = batchShape.size();
+  return createTableGather(
+      b, loc, batchShape, dims, ValueRange{createZeroTensor(b, loc, resultType)},
+      accType,
+      [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
+          Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
+        SmallVector<Value> coords = concat(batch, positions);
+        Value index = tensor::ExtractOp::create(nb, l, indices, coords);
+        Value g = tensor::ExtractOp::create(nb, l, grad, coords);
+        Value self = createFlatPosition(
+            nb, l, getLoopIndices(nb, l, lead, dims.size()), inSizes);
+        Value hit = arith::AndIOp::create(
+            nb, l, valid,
+            arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, index,
+                                  self));
+        Value add =
+            arith::SelectOp::create(nb, l, hit, castScalar(nb, l, g, accType),
+                                    createScalarConstant(nb, l, accType, 0));
+        return {createAdd(nb, l, accs[0], add)};
+      })[0];
+}
+
+Value createGatheredSum(OpBuilder &b, Location loc, Value source,
+                        ArrayRef<int64_t> batchShape, ArrayRef<GatherDim> dims,
+                        RankedTensorType resultType) {
+  Type accType = resultType.getElementType();
+  return createTableGather(
+      b, loc, batchShape, dims, ValueRange{createZeroTensor(b, loc, resultType)},
+      accType,
+      [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
+          Value valid, ValueRange weights, ValueRange accs) -> SmallVector<Value> {
+        Value v = castScalar(
+            nb, l,
+            tensor::ExtractOp::create(nb, l, source, concat(batch, positions)),
+            accType);
+        if (!weights.empty()) {
+          Value w = weights[0];
+          for (Value next : weights.drop_front())
+            w = createMul(nb, l, w, next);
+          v = createMul(nb, l, w, v);
+        }
+        Value add = arith::SelectOp::create(
+            nb, l, valid, v, createScalarConstant(nb, l, accType, 0));
+        return {createAdd(nb, l, accs[0], add)};
+      })[0];
+}
+
 Value createFlatPosition(OpBuilder &b, Location loc, ValueRange positions,
                          ArrayRef<int64_t> sizes) {
   Type i64 = b.getI64Type();

@@ -107,6 +107,35 @@ createTableGather(mlir::OpBuilder &b, mlir::Location loc,
                   llvm::ArrayRef<GatherDim> dims, mlir::ValueRange inits,
                   mlir::Type weightType, GatherBody body);
 
+/// Max pooling over table windows (`dims` from getGatherTable) of `input`
+/// (trailing dims of sizes `inSizes`) with ATen's rules: the first entry of a
+/// window is taken whatever its value, then an entry replaces the maximum
+/// when greater or NaN; the index is its flat position in the input plane.
+std::pair<mlir::Value, mlir::Value>
+createGatheredMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                  llvm::ArrayRef<int64_t> batchShape,
+                  llvm::ArrayRef<GatherDim> dims,
+                  mlir::RankedTensorType valuesType,
+                  mlir::RankedTensorType indicesType);
+
+/// Backward of a max pooling: grad_input (of `resultType`, the input's shape
+/// and the accumulation type) sums the grad_output elements of the outputs
+/// listed by `dims` (getScatterTable) whose index is this input position.
+mlir::Value createGatheredMaxBackward(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value grad, mlir::Value indices,
+                                      llvm::ArrayRef<int64_t> batchShape,
+                                      llvm::ArrayRef<GatherDim> dims,
+                                      mlir::RankedTensorType resultType);
+
+/// Sum over table windows of `source`'s elements (times the product of the
+/// entry weights, in dim order, when `dims` have weights), converted to the
+/// element type of `resultType` first, starting from 0.
+mlir::Value createGatheredSum(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value source,
+                              llvm::ArrayRef<int64_t> batchShape,
+                              llvm::ArrayRef<GatherDim> dims,
+                              mlir::RankedTensorType resultType);
+
 /// A regular N-d pooling window (ATen's pooling parameters, checked).
 struct PoolGeometry {
   llvm::SmallVector<int64_t> batchShape; ///< leading dims ([N, C] or [C])
