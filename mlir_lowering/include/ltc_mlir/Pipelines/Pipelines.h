@@ -80,6 +80,12 @@ std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
 /// fill and their chain of elementwise consumers.
 std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
 
+/// `ltc-block-k-accumulation` (func): splits the K loop of vectorized
+/// contraction tiles (vector accumulators as iter_args) into blocks of at
+/// most 256 iterations whose accumulators start at zero and are added to the
+/// running sums after each block (precision of long K, as BLAS panels).
+std::unique_ptr<mlir::Pass> createBlockAccumulationPass();
+
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();
 
