@@ -272,4 +272,50 @@ ignore_index contribute nothing.
 """),
     "nll_loss_backward": OpSpec(
         summary="gradient of nll_loss_forward with respect to self"),
+
+    # Pooling and upsampling (Pooling.cpp, AdaptivePooling.cpp, Upsample.cpp).
+    "max_pool2d_with_indices": OpSpec(
+        summary="max pooling over [N,]C,H,W; returns (values, indices)",
+        description="""
+indices (si64) are flat positions in the input plane (h * W + w). Padding
+never wins, the first maximum of a window wins and a NaN always replaces
+the current maximum (ATen's CPU kernel).
+""", results=("values", "indices")),
+    "max_pool2d_with_indices_backward": OpSpec(
+        summary="gradient of max_pool2d_with_indices: grad_output summed at indices"),
+    "max_pool3d_with_indices": OpSpec(
+        summary="max pooling over [N,]C,D,H,W; returns (values, indices)",
+        results=("values", "indices")),
+    "max_pool3d_with_indices_backward": OpSpec(
+        summary="gradient of max_pool3d_with_indices: grad_output summed at indices"),
+    "avg_pool2d": OpSpec(summary="average pooling over [N,]C,H,W"),
+    "avg_pool2d_backward": OpSpec(summary="gradient of avg_pool2d"),
+    "avg_pool3d": OpSpec(summary="average pooling over [N,]C,D,H,W"),
+    "avg_pool3d_backward": OpSpec(summary="gradient of avg_pool3d"),
+    "_adaptive_avg_pool2d": OpSpec(
+        summary="average over bins [floor(i*in/out), ceil((i+1)*in/out)) per dim"),
+    "_adaptive_avg_pool2d_backward": OpSpec(summary="gradient of _adaptive_avg_pool2d"),
+    "_adaptive_avg_pool3d": OpSpec(
+        summary="average over bins [floor(i*in/out), ceil((i+1)*in/out)) per dim"),
+    "_adaptive_avg_pool3d_backward": OpSpec(summary="gradient of _adaptive_avg_pool3d"),
+    "adaptive_max_pool2d": OpSpec(
+        summary="max over adaptive bins; returns (values, indices)",
+        results=("values", "indices")),
+    "adaptive_max_pool2d_backward": OpSpec(summary="gradient of adaptive_max_pool2d"),
+    "adaptive_max_pool3d": OpSpec(
+        summary="max over adaptive bins; returns (values, indices)",
+        results=("values", "indices")),
+    "adaptive_max_pool3d_backward": OpSpec(summary="gradient of adaptive_max_pool3d"),
+    "upsample_nearest1d": OpSpec(summary="nearest-neighbour upsampling of [N,C,W]"),
+    "upsample_nearest1d_backward": OpSpec(summary="gradient of upsample_nearest1d"),
+    "upsample_nearest2d": OpSpec(summary="nearest-neighbour upsampling of [N,C,H,W]"),
+    "upsample_nearest2d_backward": OpSpec(summary="gradient of upsample_nearest2d"),
+    "upsample_nearest3d": OpSpec(summary="nearest-neighbour upsampling of [N,C,D,H,W]"),
+    "upsample_nearest3d_backward": OpSpec(summary="gradient of upsample_nearest3d"),
+    "upsample_linear1d": OpSpec(summary="linear interpolation of [N,C,W]"),
+    "upsample_linear1d_backward": OpSpec(summary="gradient of upsample_linear1d"),
+    "upsample_bilinear2d": OpSpec(summary="bilinear interpolation of [N,C,H,W]"),
+    "upsample_bilinear2d_backward": OpSpec(summary="gradient of upsample_bilinear2d"),
+    "upsample_trilinear3d": OpSpec(summary="trilinear interpolation of [N,C,D,H,W]"),
+    "upsample_trilinear3d_backward": OpSpec(summary="gradient of upsample_trilinear3d"),
 }

@@ -115,6 +115,9 @@ struct ConvertTorchToLinalgPass
     populateLossPatterns(typeConverter, patterns);
     populateConvolutionPatterns(typeConverter, patterns);
     populatePaddingPatterns(typeConverter, patterns);
+    populatePoolingPatterns(typeConverter, patterns);
+    populateAdaptivePoolingPatterns(typeConverter, patterns);
+    populateUpsamplePatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -64,6 +64,12 @@ void populateConvolutionPatterns(TorchTypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns);
 void populatePaddingPatterns(TorchTypeConverter &typeConverter,
                              mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
+void populateAdaptivePoolingPatterns(TorchTypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
+void populateUpsamplePatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 90 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 118 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -29,6 +29,34 @@ def Torch_AtenIntImplicitOp : Torch_AtenOp<"IntImplicit", [Pure]> {
   let results = (outs Torch_Int:$result);
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+// aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+def Torch_Aten_AdaptiveAvgPool2dOp : Torch_AtenOp<"_adaptive_avg_pool2d", [Pure]> {
+  let summary = "average over bins [floor(i*in/out), ceil((i+1)*in/out)) per dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
+def Torch_AtenAdaptiveAvgPool2dBackwardOp : Torch_AtenOp<"_adaptive_avg_pool2d_backward", [Pure]> {
+  let summary = "gradient of _adaptive_avg_pool2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
+def Torch_Aten_AdaptiveAvgPool3dOp : Torch_AtenOp<"_adaptive_avg_pool3d", [Pure]> {
+  let summary = "average over bins [floor(i*in/out), ceil((i+1)*in/out)) per dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
+def Torch_AtenAdaptiveAvgPool3dBackwardOp : Torch_AtenOp<"_adaptive_avg_pool3d_backward", [Pure]> {
+  let summary = "gradient of _adaptive_avg_pool3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -85,6 +113,36 @@ def Torch_AtenToCopyOp : Torch_AtenOp<"_to_copy", [Pure]> {
 def Torch_AtenAbsOp : Torch_ElementwiseOp<"abs", [Pure]> {
   let summary = "|self|";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
+def Torch_AtenAdaptiveMaxPool2dOp : Torch_AtenOp<"adaptive_max_pool2d", [Pure]> {
+  let summary = "max over adaptive bins; returns (values, indices)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+def Torch_AtenAdaptiveMaxPool2dBackwardOp : Torch_AtenOp<"adaptive_max_pool2d_backward", [Pure]> {
+  let summary = "gradient of adaptive_max_pool2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$indices);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
+def Torch_AtenAdaptiveMaxPool3dOp : Torch_AtenOp<"adaptive_max_pool3d", [Pure]> {
+  let summary = "max over adaptive bins; returns (values, indices)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
+def Torch_AtenAdaptiveMaxPool3dBackwardOp : Torch_AtenOp<"adaptive_max_pool3d_backward", [Pure]> {
+  let summary = "gradient of adaptive_max_pool3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$indices);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -168,6 +226,48 @@ def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter", [Pure]> {
                        Torch_OptionalInt:$storage_offset);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+def Torch_AtenAvgPool2dOp : Torch_AtenOp<"avg_pool2d", [Pure]> {
+  let summary = "average pooling over [N,]C,H,W";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
+                       Torch_List:$stride, Torch_List:$padding,
+                       Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad,
+                       Torch_OptionalInt:$divisor_override);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+def Torch_AtenAvgPool2dBackwardOp : Torch_AtenOp<"avg_pool2d_backward", [Pure]> {
+  let summary = "gradient of avg_pool2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$kernel_size, Torch_List:$stride,
+                       Torch_List:$padding, Torch_Bool:$ceil_mode,
+                       Torch_Bool:$count_include_pad,
+                       Torch_OptionalInt:$divisor_override);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
+def Torch_AtenAvgPool3dOp : Torch_AtenOp<"avg_pool3d", [Pure]> {
+  let summary = "average pooling over [N,]C,D,H,W";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
+                       Torch_List:$stride, Torch_List:$padding,
+                       Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad,
+                       Torch_OptionalInt:$divisor_override);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
+def Torch_AtenAvgPool3dBackwardOp : Torch_AtenOp<"avg_pool3d_backward", [Pure]> {
+  let summary = "gradient of avg_pool3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$kernel_size, Torch_List:$stride,
+                       Torch_List:$padding, Torch_Bool:$ceil_mode,
+                       Torch_Bool:$count_include_pad,
+                       Torch_OptionalInt:$divisor_override);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::bmm(Tensor self, Tensor mat2) -> Tensor
@@ -476,6 +576,49 @@ def Torch_AtenLtScalarOp : Torch_ComparisonOp<"lt.Scalar", [Pure]> {
 def Torch_AtenLtTensorOp : Torch_ComparisonOp<"lt.Tensor", [Pure]> {
   let summary = "self < other";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+def Torch_AtenMaxPool2dWithIndicesOp : Torch_AtenOp<"max_pool2d_with_indices", [Pure]> {
+  let summary = "max pooling over [N,]C,H,W; returns (values, indices)";
+  let description = [{
+    indices (si64) are flat positions in the input plane (h * W + w). Padding
+    never wins, the first maximum of a window wins and a NaN always replaces
+    the current maximum (ATen's CPU kernel).
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
+                       Torch_List:$stride, Torch_List:$padding,
+                       Torch_List:$dilation, Torch_Bool:$ceil_mode);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
+def Torch_AtenMaxPool2dWithIndicesBackwardOp : Torch_AtenOp<"max_pool2d_with_indices_backward", [Pure]> {
+  let summary = "gradient of max_pool2d_with_indices: grad_output summed at indices";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$kernel_size, Torch_List:$stride,
+                       Torch_List:$padding, Torch_List:$dilation,
+                       Torch_Bool:$ceil_mode, Torch_VTensor:$indices);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+def Torch_AtenMaxPool3dWithIndicesOp : Torch_AtenOp<"max_pool3d_with_indices", [Pure]> {
+  let summary = "max pooling over [N,]C,D,H,W; returns (values, indices)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
+                       Torch_List:$stride, Torch_List:$padding,
+                       Torch_List:$dilation, Torch_Bool:$ceil_mode);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
+def Torch_AtenMaxPool3dWithIndicesBackwardOp : Torch_AtenOp<"max_pool3d_with_indices_backward", [Pure]> {
+  let summary = "gradient of max_pool3d_with_indices: grad_output summed at indices";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$kernel_size, Torch_List:$stride,
+                       Torch_List:$padding, Torch_List:$dilation,
+                       Torch_Bool:$ceil_mode, Torch_VTensor:$indices);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -830,6 +973,119 @@ def Torch_AtenTransposeCopyIntOp : Torch_AtenOp<"transpose_copy.int", [Pure]> {
 def Torch_AtenUnsqueezeCopyOp : Torch_AtenOp<"unsqueeze_copy", [Pure]> {
   let summary = "inserts a size-1 dim";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleBilinear2dOp : Torch_AtenOp<"upsample_bilinear2d", [Pure]> {
+  let summary = "bilinear interpolation of [N,C,H,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_Bool:$align_corners,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleBilinear2dBackwardOp : Torch_AtenOp<"upsample_bilinear2d_backward", [Pure]> {
+  let summary = "gradient of upsample_bilinear2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_Bool:$align_corners,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor
+def Torch_AtenUpsampleLinear1dOp : Torch_AtenOp<"upsample_linear1d", [Pure]> {
+  let summary = "linear interpolation of [N,C,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_Bool:$align_corners, Torch_OptionalFloat:$scales);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
+def Torch_AtenUpsampleLinear1dBackwardOp : Torch_AtenOp<"upsample_linear1d_backward", [Pure]> {
+  let summary = "gradient of upsample_linear1d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_Bool:$align_corners,
+                       Torch_OptionalFloat:$scales);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor
+def Torch_AtenUpsampleNearest1dOp : Torch_AtenOp<"upsample_nearest1d", [Pure]> {
+  let summary = "nearest-neighbour upsampling of [N,C,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_OptionalFloat:$scales);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor
+def Torch_AtenUpsampleNearest1dBackwardOp : Torch_AtenOp<"upsample_nearest1d_backward", [Pure]> {
+  let summary = "gradient of upsample_nearest1d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_OptionalFloat:$scales);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleNearest2dOp : Torch_AtenOp<"upsample_nearest2d", [Pure]> {
+  let summary = "nearest-neighbour upsampling of [N,C,H,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleNearest2dBackwardOp : Torch_AtenOp<"upsample_nearest2d_backward", [Pure]> {
+  let summary = "gradient of upsample_nearest2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleNearest3dOp : Torch_AtenOp<"upsample_nearest3d", [Pure]> {
+  let summary = "nearest-neighbour upsampling of [N,C,D,H,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_OptionalFloat:$scales_d,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleNearest3dBackwardOp : Torch_AtenOp<"upsample_nearest3d_backward", [Pure]> {
+  let summary = "gradient of upsample_nearest3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_OptionalFloat:$scales_d,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleTrilinear3dOp : Torch_AtenOp<"upsample_trilinear3d", [Pure]> {
+  let summary = "trilinear interpolation of [N,C,D,H,W]";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
+                       Torch_Bool:$align_corners,
+                       Torch_OptionalFloat:$scales_d,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
+def Torch_AtenUpsampleTrilinear3dBackwardOp : Torch_AtenOp<"upsample_trilinear3d_backward", [Pure]> {
+  let summary = "gradient of upsample_trilinear3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
+                       Torch_List:$input_size, Torch_Bool:$align_corners,
+                       Torch_OptionalFloat:$scales_d,
+                       Torch_OptionalFloat:$scales_h,
+                       Torch_OptionalFloat:$scales_w);
   let results = (outs Torch_VTensor:$result);
 }
 

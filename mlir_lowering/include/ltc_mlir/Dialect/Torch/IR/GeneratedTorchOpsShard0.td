@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 205 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 201 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1586,41 +1586,12 @@ def Torch_AtenUpsampleBicubic2dBackwardVecOp : Torch_AtenOp<"upsample_bicubic2d_
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleBilinear2dOp : Torch_AtenOp<"upsample_bilinear2d", [Pure]> {
-  let summary = "`aten::upsample_bilinear2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_Bool:$align_corners,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
 def Torch_AtenUpsampleBilinear2dVecOp : Torch_AtenOp<"upsample_bilinear2d.vec", [Pure]> {
   let summary = "`aten::upsample_bilinear2d.vec`";
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$output_size,
                        Torch_Bool:$align_corners,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_bilinear2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleBilinear2dBackwardOp : Torch_AtenOp<"upsample_bilinear2d_backward", [Pure]> {
-  let summary = "`aten::upsample_bilinear2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_Bool:$align_corners,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_linear1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, bool align_corners, float? scales=None) -> Tensor
-def Torch_AtenUpsampleLinear1dBackwardOp : Torch_AtenOp<"upsample_linear1d_backward", [Pure]> {
-  let summary = "`aten::upsample_linear1d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_Bool:$align_corners,
-                       Torch_OptionalFloat:$scales);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1631,15 +1602,6 @@ def Torch_AtenUpsampleNearest1dBackwardVecOp : Torch_AtenOp<"upsample_nearest1d_
                        Torch_OptionalList:$output_size,
                        Torch_List:$input_size,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_nearest2d(Tensor self, SymInt[2] output_size, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleNearest2dOp : Torch_AtenOp<"upsample_nearest2d", [Pure]> {
-  let summary = "`aten::upsample_nearest2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 182 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 181 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1494,16 +1494,6 @@ def Torch_AtenUpsampleNearest2dBackwardVecOp : Torch_AtenOp<"upsample_nearest2d_
                        Torch_OptionalList:$output_size,
                        Torch_List:$input_size,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_nearest3d(Tensor self, SymInt[3] output_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleNearest3dOp : Torch_AtenOp<"upsample_nearest3d", [Pure]> {
-  let summary = "`aten::upsample_nearest3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_OptionalFloat:$scales_d,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 159 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 158 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1284,17 +1284,6 @@ def Torch_AtenUnsafeSplitTensorOp : Torch_AtenOp<"unsafe_split.Tensor", [Pure]> 
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$split_size,
                        Torch_Int:$dim);
   let results = (outs Torch_List:$result);
-}
-
-// aten::upsample_trilinear3d(Tensor self, SymInt[3] output_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleTrilinear3dOp : Torch_AtenOp<"upsample_trilinear3d", [Pure]> {
-  let summary = "`aten::upsample_trilinear3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_Bool:$align_corners,
-                       Torch_OptionalFloat:$scales_d,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 171 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 167 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -926,34 +926,6 @@ def Torch_AtenMatrixPowerOp : Torch_AtenOp<"matrix_power", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
-def Torch_AtenMaxPool2dWithIndicesOp : Torch_AtenOp<"max_pool2d_with_indices", [Pure]> {
-  let summary = "`aten::max_pool2d_with_indices`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
-                       Torch_List:$stride, Torch_List:$padding,
-                       Torch_List:$dilation, Torch_Bool:$ceil_mode);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::max_pool3d_with_indices(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
-def Torch_AtenMaxPool3dWithIndicesOp : Torch_AtenOp<"max_pool3d_with_indices", [Pure]> {
-  let summary = "`aten::max_pool3d_with_indices`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
-                       Torch_List:$stride, Torch_List:$padding,
-                       Torch_List:$dilation, Torch_Bool:$ceil_mode);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::max_pool3d_with_indices_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, int[3] dilation, bool ceil_mode, Tensor indices) -> Tensor
-def Torch_AtenMaxPool3dWithIndicesBackwardOp : Torch_AtenOp<"max_pool3d_with_indices_backward", [Pure]> {
-  let summary = "`aten::max_pool3d_with_indices_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$kernel_size, Torch_List:$stride,
-                       Torch_List:$padding, Torch_List:$dilation,
-                       Torch_Bool:$ceil_mode, Torch_VTensor:$indices);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::max_unpool3d(Tensor self, Tensor indices, int[3] output_size, int[3] stride, int[3] padding) -> Tensor
 def Torch_AtenMaxUnpool3dOp : Torch_AtenOp<"max_unpool3d", [Pure]> {
   let summary = "`aten::max_unpool3d`";
@@ -1368,14 +1340,6 @@ def Torch_AtenUnbindCopyIntOp : Torch_AtenOp<"unbind_copy.int", [Pure]> {
   let summary = "`aten::unbind_copy.int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
   let results = (outs Torch_List:$result);
-}
-
-// aten::upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor
-def Torch_AtenUpsampleNearest1dOp : Torch_AtenOp<"upsample_nearest1d", [Pure]> {
-  let summary = "`aten::upsample_nearest1d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_OptionalFloat:$scales);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::upsample_nearest1d.vec(Tensor input, SymInt[]? output_size, float[]? scale_factors) -> Tensor

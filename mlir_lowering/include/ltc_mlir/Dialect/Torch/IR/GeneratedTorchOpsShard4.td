@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 175 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 166 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -53,13 +53,6 @@ def Torch_AtenUpsampleBilinearSizeListScaleListOp : Torch_AtenOp<"__upsample_bil
   let summary = "`aten::__upsample_bilinear.size_list_scale_list`";
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$size,
                        Torch_OptionalList:$scale_factor);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::_adaptive_avg_pool3d(Tensor self, int[3] output_size) -> Tensor
-def Torch_Aten_AdaptiveAvgPool3dOp : Torch_AtenOp<"_adaptive_avg_pool3d", [Pure]> {
-  let summary = "`aten::_adaptive_avg_pool3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -354,29 +347,6 @@ def Torch_AtenAdaptiveAvgPool3dOp : Torch_AtenOp<"adaptive_avg_pool3d", [Pure]> 
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)
-def Torch_AtenAdaptiveMaxPool2dOp : Torch_AtenOp<"adaptive_max_pool2d", [Pure]> {
-  let summary = "`aten::adaptive_max_pool2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
-def Torch_AtenAdaptiveMaxPool2dBackwardOp : Torch_AtenOp<"adaptive_max_pool2d_backward", [Pure]> {
-  let summary = "`aten::adaptive_max_pool2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$indices);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::adaptive_max_pool3d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor
-def Torch_AtenAdaptiveMaxPool3dBackwardOp : Torch_AtenOp<"adaptive_max_pool3d_backward", [Pure]> {
-  let summary = "`aten::adaptive_max_pool3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$indices);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 def Torch_AtenAddbmmOp : Torch_AtenOp<"addbmm", [Pure]> {
   let summary = "`aten::addbmm`";
@@ -421,28 +391,6 @@ def Torch_AtenAvgPool1dOp : Torch_AtenOp<"avg_pool1d", [Pure]> {
   let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
                        Torch_List:$stride, Torch_List:$padding,
                        Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
-def Torch_AtenAvgPool2dBackwardOp : Torch_AtenOp<"avg_pool2d_backward", [Pure]> {
-  let summary = "`aten::avg_pool2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$kernel_size, Torch_List:$stride,
-                       Torch_List:$padding, Torch_Bool:$ceil_mode,
-                       Torch_Bool:$count_include_pad,
-                       Torch_OptionalInt:$divisor_override);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::avg_pool3d_backward(Tensor grad_output, Tensor self, int[3] kernel_size, int[3] stride, int[3] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
-def Torch_AtenAvgPool3dBackwardOp : Torch_AtenOp<"avg_pool3d_backward", [Pure]> {
-  let summary = "`aten::avg_pool3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$kernel_size, Torch_List:$stride,
-                       Torch_List:$padding, Torch_Bool:$ceil_mode,
-                       Torch_Bool:$count_include_pad,
-                       Torch_OptionalInt:$divisor_override);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -885,16 +833,6 @@ def Torch_AtenLogspaceOp : Torch_AtenOp<"logspace", [Pure]> {
 def Torch_AtenMTAOp : Torch_AtenOp<"mT.a", [Pure]> {
   let summary = "`aten::mT.a`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
-def Torch_AtenMaxPool2dWithIndicesBackwardOp : Torch_AtenOp<"max_pool2d_with_indices_backward", [Pure]> {
-  let summary = "`aten::max_pool2d_with_indices_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$kernel_size, Torch_List:$stride,
-                       Torch_List:$padding, Torch_List:$dilation,
-                       Torch_Bool:$ceil_mode, Torch_VTensor:$indices);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1426,25 +1364,6 @@ def Torch_AtenUpsampleLinear1dBackwardVecOp : Torch_AtenOp<"upsample_linear1d_ba
                        Torch_OptionalList:$output_size,
                        Torch_List:$input_size, Torch_Bool:$align_corners,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_nearest2d_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleNearest2dBackwardOp : Torch_AtenOp<"upsample_nearest2d_backward", [Pure]> {
-  let summary = "`aten::upsample_nearest2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_nearest3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleNearest3dBackwardOp : Torch_AtenOp<"upsample_nearest3d_backward", [Pure]> {
-  let summary = "`aten::upsample_nearest3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_OptionalFloat:$scales_d,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
   let results = (outs Torch_VTensor:$result);
 }
 

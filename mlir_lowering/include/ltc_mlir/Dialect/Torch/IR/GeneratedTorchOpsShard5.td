@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 200 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 195 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -43,27 +43,6 @@ def Torch_AtenUpsampleNearestOp : Torch_AtenOp<"__upsample_nearest", [Pure]> {
 def Torch_AtenXorScalarOp : Torch_AtenOp<"__xor__.Scalar", [Pure]> {
   let summary = "`aten::__xor__.Scalar`";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
-def Torch_Aten_AdaptiveAvgPool2dOp : Torch_AtenOp<"_adaptive_avg_pool2d", [Pure]> {
-  let summary = "`aten::_adaptive_avg_pool2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
-def Torch_AtenAdaptiveAvgPool2dBackwardOp : Torch_AtenOp<"_adaptive_avg_pool2d_backward", [Pure]> {
-  let summary = "`aten::_adaptive_avg_pool2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::_adaptive_avg_pool3d_backward(Tensor grad_output, Tensor self) -> Tensor
-def Torch_AtenAdaptiveAvgPool3dBackwardOp : Torch_AtenOp<"_adaptive_avg_pool3d_backward", [Pure]> {
-  let summary = "`aten::_adaptive_avg_pool3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -488,13 +467,6 @@ def Torch_AtenAdaptiveAvgPool2dOp : Torch_AtenOp<"adaptive_avg_pool2d", [Pure]> 
   let summary = "`aten::adaptive_avg_pool2d`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::adaptive_max_pool3d(Tensor self, int[3] output_size) -> (Tensor, Tensor)
-def Torch_AtenAdaptiveMaxPool3dOp : Torch_AtenOp<"adaptive_max_pool3d", [Pure]> {
-  let summary = "`aten::adaptive_max_pool3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -1590,14 +1562,6 @@ def Torch_AtenUpsampleBilinear2dBackwardVecOp : Torch_AtenOp<"upsample_bilinear2
                        Torch_OptionalList:$output_size,
                        Torch_List:$input_size, Torch_Bool:$align_corners,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_nearest1d_backward(Tensor grad_output, SymInt[1] output_size, SymInt[3] input_size, float? scales=None) -> Tensor
-def Torch_AtenUpsampleNearest1dBackwardOp : Torch_AtenOp<"upsample_nearest1d_backward", [Pure]> {
-  let summary = "`aten::upsample_nearest1d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_OptionalFloat:$scales);
   let results = (outs Torch_VTensor:$result);
 }
 

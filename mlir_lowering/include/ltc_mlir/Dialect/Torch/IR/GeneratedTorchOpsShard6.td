@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 162 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -355,16 +355,6 @@ def Torch_AtenArgsortOp : Torch_AtenOp<"argsort", [Pure]> {
 def Torch_AtenAsinhOp : Torch_AtenOp<"asinh", [Pure]> {
   let summary = "`aten::asinh`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::avg_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
-def Torch_AtenAvgPool3dOp : Torch_AtenOp<"avg_pool3d", [Pure]> {
-  let summary = "`aten::avg_pool3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
-                       Torch_List:$stride, Torch_List:$padding,
-                       Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad,
-                       Torch_OptionalInt:$divisor_override);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1287,17 +1277,6 @@ def Torch_AtenUpsampleLinear1dVecOp : Torch_AtenOp<"upsample_linear1d.vec", [Pur
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$output_size,
                        Torch_Bool:$align_corners,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::upsample_trilinear3d_backward(Tensor grad_output, SymInt[3] output_size, SymInt[5] input_size, bool align_corners, float? scales_d=None, float? scales_h=None, float? scales_w=None) -> Tensor
-def Torch_AtenUpsampleTrilinear3dBackwardOp : Torch_AtenOp<"upsample_trilinear3d_backward", [Pure]> {
-  let summary = "`aten::upsample_trilinear3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_List:$output_size,
-                       Torch_List:$input_size, Torch_Bool:$align_corners,
-                       Torch_OptionalFloat:$scales_d,
-                       Torch_OptionalFloat:$scales_h,
-                       Torch_OptionalFloat:$scales_w);
   let results = (outs Torch_VTensor:$result);
 }
 

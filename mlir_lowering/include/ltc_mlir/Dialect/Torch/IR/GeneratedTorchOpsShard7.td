@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 185 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 183 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -446,16 +446,6 @@ def Torch_AtenAtanOp : Torch_AtenOp<"atan", [Pure]> {
 def Torch_AtenAtanhOp : Torch_AtenOp<"atanh", [Pure]> {
   let summary = "`aten::atanh`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
-def Torch_AtenAvgPool2dOp : Torch_AtenOp<"avg_pool2d", [Pure]> {
-  let summary = "`aten::avg_pool2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
-                       Torch_List:$stride, Torch_List:$padding,
-                       Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad,
-                       Torch_OptionalInt:$divisor_override);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1524,14 +1514,6 @@ def Torch_AtenUniqueDimConsecutiveOp : Torch_AtenOp<"unique_dim_consecutive", [P
                        Torch_Bool:$return_inverse, Torch_Bool:$return_counts);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
                       Torch_VTensor:$result2);
-}
-
-// aten::upsample_linear1d(Tensor self, SymInt[1] output_size, bool align_corners, float? scales=None) -> Tensor
-def Torch_AtenUpsampleLinear1dOp : Torch_AtenOp<"upsample_linear1d", [Pure]> {
-  let summary = "`aten::upsample_linear1d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$output_size,
-                       Torch_Bool:$align_corners, Torch_OptionalFloat:$scales);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::upsample_trilinear3d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors) -> Tensor
