@@ -8,6 +8,7 @@
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
 #include "ltc_mlir/runtime/buffer_cache.h"
+#include "ltc_mlir/runtime/half_conversions.h"
 
 #include <atomic>
 #include <cstring>
@@ -52,7 +53,9 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return reinterpret_cast<void *>(&ltc_mlir_rt_aligned_alloc);
   if (name == "_mlir_memref_to_llvm_free")
     return reinterpret_cast<void *>(&ltc_mlir_rt_free);
-  return nullptr;
+  // f16/bf16 conversions LLVM turns into compiler-rt calls on CPUs without
+  // F16C / AVX512-BF16.
+  return resolveHalfConversionSymbol(name.c_str());
 }
 
 } // namespace runtime

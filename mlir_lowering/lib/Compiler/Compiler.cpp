@@ -34,6 +34,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <atomic>
 #include <chrono>
@@ -366,15 +367,37 @@ bool Compilation::jit(CompiledFunction &function) {
     for (llvm::GlobalVariable &g : llvmModule.globals())
       if (g.isDeclaration())
         resolve(g.getName());
+    // Library calls the code generator may add after this point (f16/bf16
+    // conversions on CPUs without F16C or AVX512-BF16): offered when the
+    // resolver has them, never reported missing.
+    if (options.symbolResolver)
+      for (const char *name : {"__extendhfsf2", "__truncsfhf2", "__truncdfhf2",
+                               "__truncsfbf2", "__truncdfbf2"})
+        if (!externals.count(name))
+          if (void *address = options.symbolResolver(name))
+            externals[name] = address;
   };
+  // Extra target features replace the host's feature string of every
+  // function, so it is spelled out: the host's, then the extra ones.
+  std::string features;
+  if (!options.targetFeatures.empty()) {
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features += (feature.getValue() ? "+" : "-") + feature.getKey().str() +
+                  ",";
+    features += options.targetFeatures;
+  }
   std::function<llvm::Error(llvm::Module *)> transformer =
       [&](llvm::Module *llvmModule) {
-        // Our tiles assume full-width registers; skylake-style tuning would
-        // otherwise split 512-bit vectors in two.
-        if (wide)
-          for (llvm::Function &f : *llvmModule)
-            if (!f.isDeclaration())
-              f.addFnAttr("prefer-vector-width", "512");
+        for (llvm::Function &f : *llvmModule) {
+          if (f.isDeclaration())
+            continue;
+          // Our tiles assume full-width registers; skylake-style tuning
+          // would otherwise split 512-bit vectors in two.
+          if (wide)
+            f.addFnAttr("prefer-vector-width", "512");
+          if (!features.empty())
+            f.addFnAttr("target-features", features);
+        }
         if (llvm::Error err = optimizer(llvmModule))
           transformError = llvm::toString(std::move(err));
         // After optimization: calls may have been folded away (or added).

@@ -59,12 +59,19 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // before lower-affine; memref must be finalized before scf-to-cf.
   os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
      << "convert-scf-to-cf,"
+     // f16/bf16 math functions are computed in f32 (libm has none).
+     << "math-extend-to-supported-types{target-type=f32},"
      // Math before vectors: convert-math-to-libm unrolls a vector op with no
      // LLVM intrinsic (math.erf) into vector.extract/insert around scalar
      // libm calls, which convert-vector-to-llvm must still see.
      << "convert-math-to-llvm,convert-math-to-libm,"
      << "convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-     << "arith-expand,"
+     // bf16 arithmetic in f32 (each op rounded to bf16, as c10::BFloat16
+     // does), and bf16 <-> f32 as integer shifts with round-to-nearest-even:
+     // no bf16 instruction (AVX512-BF16) nor libcall (__truncsfbf2) needed,
+     // the same code and results on every x86 CPU.
+     << "arith-emulate-unsupported-floats{source-types=bf16 target-type=f32},"
+     << "arith-expand{include-bf16=true},"
      << "convert-arith-to-llvm,convert-index-to-llvm,convert-ub-to-llvm,"
      << "convert-cf-to-llvm,convert-func-to-llvm,convert-openmp-to-llvm,"
      << "reconcile-unrealized-casts,canonicalize,cse";

@@ -97,3 +97,46 @@ func.func @sigmoid_of_int(%a: !torch.vtensor<[3],si32>) -> !torch.vtensor<[3],f3
   %0 = torch.aten.sigmoid %a : (!torch.vtensor<[3],si32>) -> !torch.vtensor<[3],f32>
   return %0 : !torch.vtensor<[3],f32>
 }
+
+// -----
+
+// Bool results are computed on i1 and stored as i8 0/1: + is or (alpha
+// gates the other operand), * is and.
+// CHECK-LABEL: func.func @bool_add_mul(
+// CHECK: ^bb0(%[[A:.*]]: i8, %[[B:.*]]: i8, %{{.*}}: i8):
+// CHECK:   %[[AB:.*]] = arith.cmpi ne, %[[A]], %{{.*}} : i8
+// CHECK:   %[[BB:.*]] = arith.cmpi ne, %[[B]], %{{.*}} : i8
+// CHECK:   %[[GATED:.*]] = arith.andi %{{.*}}, %[[BB]] : i1
+// CHECK:   %[[OR:.*]] = arith.ori %[[AB]], %[[GATED]] : i1
+// CHECK:   arith.extui %[[OR]] : i1 to i8
+// CHECK: linalg.generic
+// CHECK:   arith.andi %{{.*}}, %{{.*}} : i1
+// CHECK:   arith.extui %{{.*}} : i1 to i8
+func.func @bool_add_mul(%a: !torch.vtensor<[2],i1>, %b: !torch.vtensor<[2],i1>) -> (!torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>) {
+  %int1 = torch.constant.int 1
+  %0 = torch.aten.add.Tensor %a, %b, %int1 : (!torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>, !torch.int) -> !torch.vtensor<[2],i1>
+  %1 = torch.aten.mul.Tensor %a, %b : (!torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>) -> !torch.vtensor<[2],i1>
+  return %0, %1 : !torch.vtensor<[2],i1>, !torch.vtensor<[2],i1>
+}
+
+// -----
+
+// Integer pow by a constant: square-and-multiply over the exponent's bits
+// (3 = 0b11: x * x^2), no loop and no math.ipowi; integer abs is a select.
+// CHECK-LABEL: func.func @int_pow_abs(
+// CHECK: ^bb0(%[[X:.*]]: i32, %{{.*}}: i32):
+// CHECK:   %[[SQ:.*]] = arith.muli %[[X]], %[[X]] : i32
+// CHECK:   %[[CUBE:.*]] = arith.muli %{{.*}}, %[[SQ]] : i32
+// CHECK:   linalg.yield %[[CUBE]] : i32
+// CHECK-NOT: math.ipowi
+// CHECK: ^bb0(%[[Y:.*]]: i32, %{{.*}}: i32):
+// CHECK:   %[[NEG:.*]] = arith.cmpi slt, %[[Y]], %{{.*}} : i32
+// CHECK:   %[[MINUS:.*]] = arith.subi %{{.*}}, %[[Y]] : i32
+// CHECK:   arith.select %[[NEG]], %[[MINUS]], %[[Y]] : i32
+// CHECK-NOT: math.absi
+func.func @int_pow_abs(%a: !torch.vtensor<[3],si32>) -> (!torch.vtensor<[3],si32>, !torch.vtensor<[3],si32>) {
+  %int3 = torch.constant.int 3
+  %0 = torch.aten.pow.Tensor_Scalar %a, %int3 : (!torch.vtensor<[3],si32>, !torch.int) -> !torch.vtensor<[3],si32>
+  %1 = torch.aten.abs %a : (!torch.vtensor<[3],si32>) -> !torch.vtensor<[3],si32>
+  return %0, %1 : !torch.vtensor<[3],si32>, !torch.vtensor<[3],si32>
+}

@@ -1,7 +1,8 @@
 // RUN: ltc-mlir-opt --convert-torch-to-linalg --split-input-file %s | FileCheck %s
 
-// reduction=mean without weight: one pass over [N, C] accumulates
-// -self[n, t] and the count of non-ignored targets, then divides.
+// reduction=mean without weight: one pass over [N, C] (short enough for a
+// single block, see createSum) accumulates self[n, t] and the count of
+// non-ignored targets, then computes (0 - sum) / count.
 // CHECK-DAG: #[[SELF:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[TARGET:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK-DAG: #[[SCALAR:.*]] = affine_map<(d0, d1) -> ()>
@@ -20,11 +21,13 @@
 // CHECK:   %[[SEL:.*]] = arith.andi %[[IS_T]], %[[KEPT]] : i1
 // CHECK:   %[[TERM:.*]] = arith.select %[[SEL]], %[[XV]], %[[ZERO]] : f32
 // CHECK:   %[[W:.*]] = arith.select %[[SEL]], %[[ONE]], %[[ZERO]] : f32
-// CHECK:   %[[NEWLOSS:.*]] = arith.subf %[[LOSS]], %[[TERM]] : f32
-// CHECK:   %[[NEWTOTAL:.*]] = arith.addf %[[TOTAL]], %[[W]] : f32
+// CHECK:   %[[NEWLOSS:.*]] = arith.addf %[[TERM]], %[[LOSS]] : f32
+// CHECK:   %[[NEWTOTAL:.*]] = arith.addf %[[W]], %[[TOTAL]] : f32
 // CHECK:   linalg.yield %[[NEWLOSS]], %[[NEWTOTAL]] : f32, f32
 // CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[RED]]#0, %[[RED]]#1 : tensor<f32>, tensor<f32>)
-// CHECK:   arith.divf
+// CHECK: ^bb0(%[[S:.*]]: f32, %[[N:.*]]: f32, %{{.*}}: f32):
+// CHECK:   %[[NEG:.*]] = arith.subf %{{.*}}, %[[S]] : f32
+// CHECK:   arith.divf %[[NEG]], %[[N]] : f32
 // CHECK: return %[[MEAN]], %[[RED]]#1
 func.func @nll_mean_ignore_index(%x: !torch.vtensor<[3,4],f32>, %t: !torch.vtensor<[3],si64>) -> (!torch.vtensor<[],f32>, !torch.vtensor<[],f32>) {
   %none = torch.constant.none

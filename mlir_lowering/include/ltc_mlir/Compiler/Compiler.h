@@ -52,6 +52,10 @@ struct CompileOptions {
   /// Returns nullptr for unknown names, which are then looked up in the
   /// process. Consulted before the process for every external symbol.
   std::function<void *(const std::string &)> symbolResolver;
+  /// LLVM target features added to the host's for the generated code, e.g.
+  /// "-f16c,-avx512bf16" to produce (and test) the code a CPU without F16C
+  /// and AVX512-BF16 gets. Empty: the host CPU's features only.
+  std::string targetFeatures;
 };
 
 /// A compiled graph. `entry` follows MLIR's packed C-interface convention:

@@ -32,6 +32,23 @@ enum class DtypeClass {
 /// all already cast to the result element type.
 using ComputeFn = Value (*)(OpBuilder &b, Location loc, Type type,
                             bool isUnsigned, ArrayRef<Value> operands);
+/// The same for a bool result: operands cast to i1 (x != 0), i1 result.
+using BoolComputeFn = Value (*)(OpBuilder &b, Location loc,
+                                ArrayRef<Value> operands);
+
+// Bool results as ATen computes them: + is or (with alpha: a || (alpha &&
+// b)), * and minimum are and, maximum is or, sgn is the identity.
+Value boolAddAlpha(OpBuilder &b, Location loc, ArrayRef<Value> v) {
+  return arith::OrIOp::create(b, loc, v[0],
+                              arith::AndIOp::create(b, loc, v[2], v[1]));
+}
+Value boolAnd(OpBuilder &b, Location loc, ArrayRef<Value> v) {
+  return arith::AndIOp::create(b, loc, v[0], v[1]);
+}
+Value boolOr(OpBuilder &b, Location loc, ArrayRef<Value> v) {
+  return arith::OrIOp::create(b, loc, v[0], v[1]);
+}
+Value boolIdentity(OpBuilder &, Location, ArrayRef<Value> v) { return v[0]; }
 
 bool isOne(Value v) {
   return matchPattern(v, m_One()) || matchPattern(v, m_OneFloat());
@@ -101,13 +118,72 @@ Value computeMaxMin(OpBuilder &b, Location loc, Type, bool isUnsigned,
                : createMin(b, loc, v[0], v[1], isUnsigned);
 }
 
-Value computePow(OpBuilder &b, Location loc, Type type, bool,
+/// Integer pow as ATen's powi: square-and-multiply with wrapping products
+/// over the exponent's bits (unrolled: vectorizable, no loop); a negative
+/// exponent gives 1 for base 1, +-1 for base -1 and 0 otherwise. (math.ipowi
+/// has no lowering for the n-D vectors the vectorizer produces.)
+Value computeIntPow(OpBuilder &b, Location loc, Type type, bool isUnsigned,
+                    Value base, Value exponent) {
+  unsigned width = type.getIntOrFloatBitWidth();
+  Value zero = createIntConstant(b, loc, type, 0);
+  Value one = createIntConstant(b, loc, type, 1);
+  // The bits that can be set in a non-negative exponent.
+  unsigned steps = isUnsigned ? width : width - 1;
+  APInt constant;
+  if (matchPattern(exponent, m_ConstantInt(&constant)) &&
+      (isUnsigned || !constant.isNegative())) {
+    // Known bits: only the multiplications they need.
+    Value result, power = base;
+    for (unsigned i = 0, e = constant.getActiveBits(); i < e; ++i) {
+      if (constant[i])
+        result = result ? arith::MulIOp::create(b, loc, result, power)
+                              .getResult()
+                        : power;
+      if (i + 1 < e)
+        power = arith::MulIOp::create(b, loc, power, power);
+    }
+    return result ? result : one;
+  }
+  Value result = one, power = base;
+  for (unsigned i = 0; i < steps; ++i) {
+    Value bit = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, exponent,
+                                       createIntConstant(b, loc, type, i)),
+        one);
+    Value isSet =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, bit, zero);
+    result = arith::SelectOp::create(
+        b, loc, isSet, arith::MulIOp::create(b, loc, result, power), result);
+    if (i + 1 < steps)
+      power = arith::MulIOp::create(b, loc, power, power);
+  }
+  if (isUnsigned)
+    return result;
+  Value minusOne = createIntConstant(b, loc, type, -1);
+  Value odd = arith::CmpIOp::create(
+      b, loc, arith::CmpIPredicate::ne,
+      arith::AndIOp::create(b, loc, exponent, one), zero);
+  Value ofMinusOne = arith::SelectOp::create(b, loc, odd, minusOne, one);
+  Value negativeResult = arith::SelectOp::create(
+      b, loc,
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base, one), one,
+      arith::SelectOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, base,
+                                minusOne),
+          ofMinusOne, zero));
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, exponent, zero);
+  return arith::SelectOp::create(b, loc, negative, negativeResult, result);
+}
+
+Value computePow(OpBuilder &b, Location loc, Type type, bool isUnsigned,
                  ArrayRef<Value> v) {
   // An integral exponent in a float works for negative bases with powf
   // (C pow semantics), which is what ATen computes.
   if (isa<FloatType>(type))
     return math::PowFOp::create(b, loc, v[0], v[1]);
-  return math::IPowIOp::create(b, loc, v[0], v[1]);
+  return computeIntPow(b, loc, type, isUnsigned, v[0], v[1]);
 }
 
 Value computeNeg(OpBuilder &b, Location loc, Type type, bool,
@@ -148,7 +224,13 @@ Value computeAbs(OpBuilder &b, Location loc, Type type, bool isUnsigned,
     return math::AbsFOp::create(b, loc, v[0]);
   if (isUnsigned)
     return v[0];
-  return math::AbsIOp::create(b, loc, v[0]);
+  // x < 0 ? 0 - x : x (wraps for the minimum, as ATen). math.absi has no
+  // lowering for the n-D vectors the vectorizer produces.
+  Value zero = createScalarConstant(b, loc, type, 0);
+  Value negative =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, v[0], zero);
+  return arith::SelectOp::create(
+      b, loc, negative, arith::SubIOp::create(b, loc, zero, v[0]), v[0]);
 }
 
 // sgn of a real number, as ATen's sign kernel (0 < a) - (a < 0): -1, 0 or 1,
@@ -245,9 +327,9 @@ public:
 
   ConvertElementwiseOp(const TorchTypeConverter &typeConverter,
                        MLIRContext *context, DtypeClass dtypes,
-                       ComputeFn compute)
+                       ComputeFn compute, BoolComputeFn boolCompute)
       : TorchConversionPattern<OpTy>(typeConverter, context), dtypes(dtypes),
-        compute(compute) {}
+        compute(compute), boolCompute(boolCompute) {}
 
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
@@ -257,8 +339,14 @@ public:
       return this->fail(op, rewriter, "result type is not convertible");
     Type elemType = resultType.getElementType();
     bool resultUnsigned = isUnsignedDtype(getTorchDtype(op.getResult()));
-    if (isBoolDtype(getTorchDtype(op.getResult())))
+    // Bool tensors are stored as i8 (see TorchTypeConverter): computed on
+    // i1 and zero-extended.
+    bool resultBool = isBoolDtype(getTorchDtype(op.getResult()));
+    if (resultBool && !boolCompute)
       return this->fail(op, rewriter, "bool result dtype is not supported");
+    Type storageType = elemType;
+    if (resultBool)
+      elemType = rewriter.getI1Type();
     if (dtypes == DtypeClass::Float && !isa<FloatType>(elemType))
       return this->fail(op, rewriter,
                         "needs a floating-point result dtype, got " +
@@ -301,6 +389,9 @@ public:
                 isTensor[i] ? castScalar(b, nloc, args[slot[i]], elemType,
                                          tensorUnsigned[slot[i]])
                             : scalars[slot[i]]);
+          if (resultBool)
+            return castScalar(b, nloc, boolCompute(b, nloc, operands),
+                              storageType, /*srcUnsigned=*/true);
           return compute(b, nloc, elemType, resultUnsigned, operands);
         });
     return this->replaceOrFail(op, rewriter, result,
@@ -310,6 +401,7 @@ public:
 private:
   DtypeClass dtypes;
   ComputeFn compute;
+  BoolComputeFn boolCompute;
 };
 
 //===----------------------------------------------------------------------===//
@@ -425,10 +517,11 @@ public:
 
 template <typename OpTy>
 void add(TorchTypeConverter &typeConverter, RewritePatternSet &patterns,
-         DtypeClass dtypes, ComputeFn compute) {
+         DtypeClass dtypes, ComputeFn compute,
+         BoolComputeFn boolCompute = nullptr) {
   patterns.add<ConvertElementwiseOp<OpTy>>(typeConverter,
                                            patterns.getContext(), dtypes,
-                                           compute);
+                                           compute, boolCompute);
 }
 
 //===----------------------------------------------------------------------===//
@@ -745,16 +838,19 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   using DC = DtypeClass;
   auto &tc = typeConverter;
   auto &p = patterns;
-  add<torch::AtenAddTensorOp>(tc, p, DC::Numeric, computeAddSub<false>);
+  add<torch::AtenAddTensorOp>(tc, p, DC::Numeric, computeAddSub<false>,
+                              boolAddAlpha);
   add<torch::AtenSubTensorOp>(tc, p, DC::Numeric, computeAddSub<true>);
-  add<torch::AtenAddScalarOp>(tc, p, DC::Numeric, computeAddSub<false>);
+  add<torch::AtenAddScalarOp>(tc, p, DC::Numeric, computeAddSub<false>,
+                              boolAddAlpha);
   add<torch::AtenSubScalarOp>(tc, p, DC::Numeric, computeAddSub<true>);
-  add<torch::AtenMulTensorOp>(tc, p, DC::Numeric, computeMul);
-  add<torch::AtenMulScalarOp>(tc, p, DC::Numeric, computeMul);
+  add<torch::AtenMulTensorOp>(tc, p, DC::Numeric, computeMul, boolAnd);
+  add<torch::AtenMulScalarOp>(tc, p, DC::Numeric, computeMul, boolAnd);
   add<torch::AtenDivTensorOp>(tc, p, DC::Float, computeDiv);
   add<torch::AtenDivScalarOp>(tc, p, DC::Float, computeDiv);
-  add<torch::AtenMaximumOp>(tc, p, DC::Numeric, computeMaxMin<true>);
-  add<torch::AtenMinimumOp>(tc, p, DC::Numeric, computeMaxMin<false>);
+  add<torch::AtenMaximumOp>(tc, p, DC::Numeric, computeMaxMin<true>, boolOr);
+  add<torch::AtenMinimumOp>(tc, p, DC::Numeric, computeMaxMin<false>,
+                            boolAnd);
   add<torch::AtenPowTensorScalarOp>(tc, p, DC::Numeric, computePow);
   add<torch::AtenPowTensorTensorOp>(tc, p, DC::Numeric, computePow);
   add<torch::AtenAddcmulOp>(tc, p, DC::Numeric, computeAddcmul);
@@ -768,7 +864,7 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   add<torch::AtenRsqrtOp>(tc, p, DC::Float, computeUnaryMath<math::RsqrtOp>);
   add<torch::AtenSigmoidOp>(tc, p, DC::Float, computeSigmoid);
   add<torch::AtenAbsOp>(tc, p, DC::Numeric, computeAbs);
-  add<torch::AtenSgnOp>(tc, p, DC::Numeric, computeSgn);
+  add<torch::AtenSgnOp>(tc, p, DC::Numeric, computeSgn, boolIdentity);
   add<torch::AtenThresholdBackwardOp>(tc, p, DC::Numeric,
                                       computeThresholdBackward);
   add<torch::AtenCosOp>(tc, p, DC::Float, computeUnaryMath<math::CosOp>);

@@ -15,16 +15,19 @@ namespace ltc_mlir::torch_to_linalg {
 namespace {
 
 /// Casts both operands to the result element type (ATen requires equal
-/// dtypes, so this is normally a no-op) and builds the contraction.
+/// dtypes, so this is normally a no-op) and builds the contraction. Its
+/// accumulator (and result) is of type `accType`: the contraction reads
+/// f16/bf16 operands and accumulates in f32, as ATen's CPU GEMMs do.
 template <typename ContractionOp>
 Value createContraction(OpBuilder &b, Location loc, RankedTensorType type,
-                        Value lhs, bool lhsUnsigned, Value rhs,
+                        Type accType, Value lhs, bool lhsUnsigned, Value rhs,
                         bool rhsUnsigned) {
   lhs = castTensor(b, loc, lhs, type.getElementType(), lhsUnsigned);
   rhs = castTensor(b, loc, rhs, type.getElementType(), rhsUnsigned);
-  Value init = createZeroTensor(b, loc, type);
-  return ContractionOp::create(b, loc, TypeRange{type}, ValueRange{lhs, rhs},
-                               ValueRange{init})
+  auto accTensorType = type.clone(accType);
+  Value init = createZeroTensor(b, loc, accTensorType);
+  return ContractionOp::create(b, loc, TypeRange{accTensorType},
+                               ValueRange{lhs, rhs}, ValueRange{init})
       .getResult(0);
 }
 
@@ -61,12 +64,14 @@ public:
                                           Twine(Rank));
     if (!isMatmulShape(lhsType.getShape(), rhsType.getShape(), type.getShape()))
       return this->fail(op, rewriter, "operand shapes do not match");
-    rewriter.replaceOp(
-        op, createContraction<ContractionOp>(
-                rewriter, op.getLoc(), type, adaptor.getSelf(),
-                isUnsignedDtype(getTorchDtype(op.getSelf())),
-                adaptor.getMat2(),
-                isUnsignedDtype(getTorchDtype(op.getMat2()))));
+    Type accType = getSumAccumulatorType(type.getElementType());
+    Value product = createContraction<ContractionOp>(
+        rewriter, op.getLoc(), type, accType, adaptor.getSelf(),
+        isUnsignedDtype(getTorchDtype(op.getSelf())), adaptor.getMat2(),
+        isUnsignedDtype(getTorchDtype(op.getMat2())));
+    // Rounded once to the result dtype (no-op unless f16/bf16).
+    rewriter.replaceOp(op, castTensor(rewriter, op.getLoc(), product,
+                                      type.getElementType()));
     return success();
   }
 };
@@ -109,8 +114,14 @@ public:
       return fail(op, rewriter, "self does not broadcast to [M, N]");
 
     Location loc = op.getLoc();
+    // f16/bf16: the product and the epilogue in f32, rounded once at the end
+    // (ATen's GEMMs compute beta * self + alpha * sum in their accumulator).
+    Type resultElemType = elemType;
+    elemType = getSumAccumulatorType(elemType);
+    auto resultType = type;
+    type = type.clone(elemType);
     Value product = createContraction<linalg::MatmulOp>(
-        rewriter, loc, type, adaptor.getMat1(),
+        rewriter, loc, resultType, elemType, adaptor.getMat1(),
         isUnsignedDtype(getTorchDtype(op.getMat1())), adaptor.getMat2(),
         isUnsignedDtype(getTorchDtype(op.getMat2())));
 
@@ -121,18 +132,18 @@ public:
                       ? Value()
                       : castScalar(rewriter, loc, adaptor.getAlpha(), elemType);
 
+    auto replace = [&](Value result) {
+      rewriter.replaceOp(op, castTensor(rewriter, loc, result, resultElemType));
+      return success();
+    };
     if (isConstantScalar(op.getBeta(), 0)) {
-      if (alphaIsOne) {
-        rewriter.replaceOp(op, product);
-        return success();
-      }
-      rewriter.replaceOp(
-          op,
+      if (alphaIsOne)
+        return replace(product);
+      return replace(
           *createElementwiseOp(rewriter, loc, type, product,
                                [&](OpBuilder &b, Location l, ValueRange args) {
                                  return createMul(b, l, alpha, args[0]);
                                }));
-      return success();
     }
 
     Value beta, betaIsZero;
@@ -161,8 +172,7 @@ public:
             return sum;
           return arith::SelectOp::create(b, l, betaIsZero, scaledProduct, sum);
         });
-    rewriter.replaceOp(op, *result);
-    return success();
+    return replace(*result);
   }
 };
 

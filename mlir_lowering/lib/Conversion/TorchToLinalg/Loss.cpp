@@ -8,7 +8,8 @@
 //    ignored), total_weight = 0;
 //  - otherwise (sum, mean, or a 1-D self): output = -sum_n self[n, t] * w[t],
 //    total_weight = sum_n w[t] over non-ignored targets (their count without
-//    weight), and mean divides by total_weight (NaN when it is 0);
+//    weight), and mean divides by total_weight (NaN when it is 0); both sums
+//    are blocked (createSum), f16/bf16 accumulated in f32;
 //  - backward: grad_input[n, t] = w[t] * -(mean ? g / total_weight : g), or
 //    -w[t] * g[n] for reduction none with a 2-D self; 0 elsewhere.
 // A target outside [0, C) that is not ignore_index selects no class (so the
@@ -85,13 +86,12 @@ protected:
 };
 
 /// `c == target && target != ignore_index` in a body over self's shape,
-/// where `cDim` is the class loop.
-Value isSelectedClass(OpBuilder &b, Location loc, unsigned cDim, Value target,
-                      bool targetUnsigned, Value ignoreIndex) {
+/// where `classIndex` is the index of the class loop.
+Value isSelectedClass(OpBuilder &b, Location loc, Value classIndex,
+                      Value target, bool targetUnsigned, Value ignoreIndex) {
   Type i64 = b.getI64Type();
   Value t = castScalar(b, loc, target, i64, targetUnsigned);
-  Value c = arith::IndexCastOp::create(
-      b, loc, i64, linalg::IndexOp::create(b, loc, cDim));
+  Value c = arith::IndexCastOp::create(b, loc, i64, classIndex);
   Value isTarget =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, c, t);
   Value notIgnored =
@@ -189,8 +189,8 @@ public:
 
     // Body: (self, target[, weight], outputs...) -> selected contributions.
     auto selected = [&](OpBuilder &b, Location l, ValueRange args,
-                        Value &lossTerm, Value *weightTerm) {
-      Value sel = isSelectedClass(b, l, cDim, args[1], o.targetUnsigned,
+                        Value classIndex, Value &lossTerm, Value *weightTerm) {
+      Value sel = isSelectedClass(b, l, classIndex, args[1], o.targetUnsigned,
                                   o.ignoreIndex);
       Value w = o.weight ? args[2] : one;
       Value xw = o.weight ? arith::MulFOp::create(b, l, args[0], w).getResult()
@@ -209,7 +209,8 @@ public:
           rewriter, loc, TypeRange{outputType}, inputs, ValueRange{init},
           maps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
             Value lossTerm;
-            selected(b, l, args, lossTerm, nullptr);
+            selected(b, l, args, linalg::IndexOp::create(b, l, cDim),
+                     lossTerm, nullptr);
             linalg::YieldOp::create(
                 b, l, arith::SubFOp::create(b, l, args[numInputs], lossTerm)
                           .getResult());
@@ -220,31 +221,35 @@ public:
       return success();
     }
 
-    Value lossInit = createZeroTensor(rewriter, loc, outputType);
-    Value weightInit = createZeroTensor(rewriter, loc, totalWeightType);
-    AffineMap scalarMap = AffineMap::get(rank, 0, {}, context);
-    maps.push_back(scalarMap);
-    maps.push_back(scalarMap);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, TypeRange{outputType, totalWeightType}, inputs,
-        ValueRange{lossInit, weightInit}, maps, iterators,
-        [&](OpBuilder &b, Location l, ValueRange args) {
+    // Both sums in one pass, blocked (createSum); f16/bf16 accumulate in
+    // f32. ATen accumulates `loss -= x * w` and `total += w`: the loss is
+    // 0 - sum, +0 when every target is ignored.
+    Type accType = getSumAccumulatorType(elemType);
+    SmallVector<int64_t> allDims = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    SmallVector<Value> sums = createSum(
+        rewriter, loc, o.selfType.getShape(), allDims, inputs, maps,
+        {accType, accType},
+        [&](OpBuilder &b, Location l, ValueRange args,
+            LoopIndexFn index) -> SmallVector<Value> {
           Value lossTerm, weightTerm;
-          selected(b, l, args, lossTerm, &weightTerm);
-          // ATen accumulates `loss -= x * w` and `total += w`.
-          Value loss = arith::SubFOp::create(b, l, args[numInputs], lossTerm);
-          Value total =
-              arith::AddFOp::create(b, l, args[numInputs + 1], weightTerm);
-          linalg::YieldOp::create(b, l, ValueRange{loss, total});
+          selected(b, l, args, index(b, l, cDim), lossTerm, &weightTerm);
+          return {castScalar(b, l, lossTerm, accType),
+                  castScalar(b, l, weightTerm, accType)};
         });
-    Value loss = generic.getResult(0);
-    Value totalWeight = generic.getResult(1);
-    if (o.reduction == Mean)
-      loss = *createElementwiseOp(
-          rewriter, loc, outputType, ValueRange{loss, totalWeight},
-          [](OpBuilder &b, Location l, ValueRange args) -> Value {
-            return arith::DivFOp::create(b, l, args[0], args[1]);
-          });
+    Value zeroAcc = createScalarConstant(rewriter, loc, accType, 0);
+    // The sums are 0-d; output and total_weight are 0-d too (checked above).
+    Value sumLoss = sums[0], totalAcc = sums[1];
+    Value loss = *createElementwiseOp(
+        rewriter, loc, outputType.clone(accType),
+        ValueRange{sumLoss, totalAcc},
+        [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+          Value negated = arith::SubFOp::create(b, l, zeroAcc, args[0]);
+          if (o.reduction != Mean)
+            return negated;
+          return arith::DivFOp::create(b, l, negated, args[1]);
+        });
+    loss = castTensor(rewriter, loc, loss, elemType);
+    Value totalWeight = castTensor(rewriter, loc, totalAcc, elemType);
     rewriter.replaceOp(op, {loss, totalWeight});
     return success();
   }
@@ -312,8 +317,8 @@ public:
     auto generic = linalg::GenericOp::create(
         rewriter, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
         iterators, [&](OpBuilder &b, Location l, ValueRange args) {
-          Value sel = isSelectedClass(b, l, cDim, args[0], o.targetUnsigned,
-                                      o.ignoreIndex);
+          Value sel = isSelectedClass(b, l, linalg::IndexOp::create(b, l, cDim),
+                                      args[0], o.targetUnsigned, o.ignoreIndex);
           Value grad = args[1];
           Value value;
           if (perSample) {

@@ -39,7 +39,8 @@ public:
   }
 
   /// Reduces body(full, row) along dims, combining with `combine` from
-  /// `init`.
+  /// `init` in one linalg.generic (for order-independent reductions such as
+  /// max; sums go through `sum`).
   Value reduce(ValueRange full, ValueRange row, Value init, Body body,
                function_ref<Value(OpBuilder &, Location, Value, Value)>
                    combine) {
@@ -55,6 +56,24 @@ public:
                      Value accValue) {
                    return combine(nb, nloc, body(nb, nloc, f, r), accValue);
                  });
+  }
+
+  /// Sums body(full, row) along dims, in blocks (createSum).
+  Value sum(ValueRange full, ValueRange row, Body body) {
+    SmallVector<Value> inputs(full);
+    inputs.append(row.begin(), row.end());
+    SmallVector<AffineMap> maps(full.size(),
+                                b.getMultiDimIdentityMap(type.getRank()));
+    maps.append(row.size(), getRowMap());
+    size_t numFull = full.size();
+    return createSum(b, loc, type.getShape(), dims, inputs, maps,
+                     type.getElementType(),
+                     [&](OpBuilder &nb, Location nloc, ValueRange args,
+                         LoopIndexFn) -> SmallVector<Value> {
+                       return {body(nb, nloc, args.take_front(numFull),
+                                    args.drop_front(numFull))};
+                     })
+        .front();
   }
 
   /// Elementwise over the full shape.
@@ -100,10 +119,6 @@ private:
   RankedTensorType type;
   ArrayRef<int64_t> dims;
 };
-
-Value addF(OpBuilder &b, Location loc, Value x, Value y) {
-  return arith::AddFOp::create(b, loc, x, y);
-}
 
 /// Base of the softmax patterns. Checks a float result of the input's shape
 /// and a constant dim, then calls `rewrite` with the result type and the
@@ -162,15 +177,16 @@ protected:
                         ArrayRef<int64_t> dims,
                         ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type elemType = type.getElementType();
-    // half_to_float is reflected in the result dtype: compute in it.
+    // half_to_float is reflected in the result dtype. f16/bf16 rows are
+    // computed in f32 and rounded once, like ATen's kernels.
+    Type elemType = getSumAccumulatorType(type.getElementType());
+    RankedTensorType computeType = type.clone(elemType);
     Value x = castTensor(rewriter, loc, adaptor.getSelf(), elemType,
                          isUnsignedDtype(getTorchDtype(op.getSelf())));
-    RowwiseBuilder rows(rewriter, loc, type, dims);
+    RowwiseBuilder rows(rewriter, loc, computeType, dims);
 
     Value negInf = createScalarConstant(
         rewriter, loc, elemType, -std::numeric_limits<double>::infinity());
-    Value zero = createScalarConstant(rewriter, loc, elemType, 0);
     Value max = rows.reduce(
         x, {}, negInf,
         [](OpBuilder &, Location, ValueRange f, ValueRange) { return f[0]; },
@@ -182,7 +198,7 @@ protected:
       return math::ExpOp::create(b, l,
                                  arith::SubFOp::create(b, l, f[0], r[0]));
     };
-    Value sum = rows.reduce(x, max, zero, expShifted, addF);
+    Value sum = rows.sum(x, max, expShifted);
 
     Value result;
     if (IsLog) {
@@ -208,7 +224,8 @@ protected:
                               b, l, expShifted(b, l, f, r.take_front()), r[1]);
                         });
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result,
+                                      type.getElementType()));
     return success();
   }
 };
@@ -233,18 +250,16 @@ protected:
     if (outputType.getShape() != type.getShape())
       return this->fail(op, rewriter, "output and grad_output shapes differ");
     Location loc = op.getLoc();
-    Type elemType = type.getElementType();
+    Type elemType = getSumAccumulatorType(type.getElementType());
     Value grad = castTensor(rewriter, loc, adaptor.getGradOutput(), elemType);
     Value output = castTensor(rewriter, loc, adaptor.getOutput(), elemType);
-    RowwiseBuilder rows(rewriter, loc, type, dims);
-    Value zero = createScalarConstant(rewriter, loc, elemType, 0);
+    RowwiseBuilder rows(rewriter, loc, type.clone(elemType), dims);
 
     Value result;
     if (IsLog) {
-      Value sum = rows.reduce(
-          grad, {}, zero,
-          [](OpBuilder &, Location, ValueRange f, ValueRange) { return f[0]; },
-          addF);
+      Value sum = rows.sum(
+          grad, {},
+          [](OpBuilder &, Location, ValueRange f, ValueRange) { return f[0]; });
       result = rows.map(
           ValueRange{grad, output}, sum,
           [](OpBuilder &b, Location l, ValueRange f, ValueRange r) -> Value {
@@ -253,12 +268,11 @@ protected:
                                          arith::MulFOp::create(b, l, e, r[0]));
           });
     } else {
-      Value sum = rows.reduce(
-          ValueRange{grad, output}, {}, zero,
+      Value sum = rows.sum(
+          ValueRange{grad, output}, {},
           [](OpBuilder &b, Location l, ValueRange f, ValueRange) -> Value {
             return arith::MulFOp::create(b, l, f[0], f[1]);
-          },
-          addF);
+          });
       result = rows.map(
           ValueRange{grad, output}, sum,
           [](OpBuilder &b, Location l, ValueRange f, ValueRange r) -> Value {
@@ -266,7 +280,8 @@ protected:
                 b, l, f[1], arith::SubFOp::create(b, l, f[0], r[0]));
           });
     }
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, castTensor(rewriter, loc, result,
+                                      type.getElementType()));
     return success();
   }
 };
@@ -275,13 +290,14 @@ protected:
 // native_layer_norm and its backward: the input is viewed as [M, N] (N the
 // product of normalized_shape), statistics are [M], weight/bias [N]. Sums are
 // accumulated in f64 (ATen accumulates float rows with a cascaded Welford,
-// which is as accurate as f64 sums rounded once), the per-element formulas
-// follow ATen's CPU kernels (layer_norm_kernel.cpp) in the input dtype.
+// which is as accurate as f64 sums rounded once) through createSum, the
+// per-element formulas follow ATen's CPU kernels (layer_norm_kernel.cpp) in
+// T_ACC: the input dtype for f32/f64, f32 for f16/bf16 (rounded once).
 //===----------------------------------------------------------------------===//
 
 /// One linalg.generic over the 2-D iteration space (d0 = row, d1 = column).
-/// `inputMaps` pick full/row/column views; a reduction writes `init` through
-/// `outMap` (row or column), a map writes a full tensor.
+/// `inputMaps` pick full/row/column views; here a map writing a full tensor
+/// (sums go through sum2D).
 Value build2D(OpBuilder &b, Location loc, RankedTensorType resultType,
               ValueRange inputs, ArrayRef<AffineMap> inputMaps, AffineMap outMap,
               Value init, ArrayRef<utils::IteratorType> iterators,
@@ -306,6 +322,19 @@ struct Maps2D {
 
 Value extF64(OpBuilder &b, Location loc, Value v) {
   return castScalar(b, loc, v, b.getF64Type());
+}
+
+/// f64 sum over `dim` (0: per column, 1: per row) of body(inputs) on the
+/// [M, N] loop nest (createSum: blocked).
+Value sum2D(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, int64_t dim,
+            ValueRange inputs, ArrayRef<AffineMap> inputMaps,
+            function_ref<Value(OpBuilder &, Location, ValueRange)> body) {
+  return createSum(b, loc, shape, {dim}, inputs, inputMaps, b.getF64Type(),
+                   [&](OpBuilder &nb, Location nloc, ValueRange args,
+                       LoopIndexFn) -> SmallVector<Value> {
+                     return {body(nb, nloc, args)};
+                   })
+      .front();
 }
 
 /// Checks normalized_shape against `inputType` and returns N (and M).
@@ -354,8 +383,10 @@ public:
     if (!outType || !meanType || !rstdType)
       return fail(op, rewriter, "result type is not convertible");
     Type elemType = outType.getElementType();
-    if (!elemType.isF32() && !elemType.isF64())
-      return fail(op, rewriter, "only f32 and f64 inputs are supported");
+    if (!isa<FloatType>(elemType))
+      return fail(op, rewriter, "needs a floating-point input");
+    // ATen's T_ACC: per-element formulas in f32 for f16/bf16 inputs.
+    Type computeType = getSumAccumulatorType(elemType);
     if (!isa<FloatType>(meanType.getElementType()) ||
         !isa<FloatType>(rstdType.getElementType()))
       return fail(op, rewriter, "mean/rstd must be floating point");
@@ -376,9 +407,9 @@ public:
     if (outType.getNumElements() == 0)
       return fail(op, rewriter, "empty inputs are not supported");
     FailureOr<Value> weight =
-        getParam(rewriter, loc, adaptor.getWeight(), n, elemType);
+        getParam(rewriter, loc, adaptor.getWeight(), n, computeType);
     FailureOr<Value> bias =
-        getParam(rewriter, loc, adaptor.getBias(), n, elemType);
+        getParam(rewriter, loc, adaptor.getBias(), n, computeType);
     if (failed(weight) || failed(bias))
       return fail(op, rewriter, "weight/bias do not match normalized_shape");
     FailureOr<Value> x = createReshape(
@@ -392,15 +423,11 @@ public:
     Type f64 = rewriter.getF64Type();
     auto rowF64 = RankedTensorType::get({m}, f64);
     using IT = utils::IteratorType;
-    SmallVector<IT> rowReduce = {IT::parallel, IT::reduction};
     SmallVector<IT> parallel = {IT::parallel, IT::parallel};
-    Value zero = createScalarConstant(rewriter, loc, f64, 0);
-    Value sum = build2D(
-        rewriter, loc, rowF64, *x, {maps.full}, maps.row,
-        createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          return arith::AddFOp::create(b, l, extF64(b, l, a[0]), a[1]);
-        });
+    Value sum = sum2D(rewriter, loc, {m, n}, /*dim=*/1, *x, {maps.full},
+                      [](OpBuilder &b, Location l, ValueRange a) {
+                        return extF64(b, l, a[0]);
+                      });
     auto scaleRows = [&](Value t) {
       return *createElementwiseOp(
           rewriter, loc, rowF64, t,
@@ -410,14 +437,13 @@ public:
           });
     };
     Value mean = scaleRows(sum);
-    Value sq = build2D(
-        rewriter, loc, rowF64, ValueRange{*x, mean}, {maps.full, maps.row},
-        maps.row, createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          Value d = arith::SubFOp::create(b, l, extF64(b, l, a[0]), a[1]);
-          return arith::AddFOp::create(b, l,
-                                       arith::MulFOp::create(b, l, d, d), a[2]);
-        });
+    Value sq = sum2D(rewriter, loc, {m, n}, /*dim=*/1, ValueRange{*x, mean},
+                     {maps.full, maps.row},
+                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                       Value d = arith::SubFOp::create(
+                           b, l, extF64(b, l, a[0]), a[1]);
+                       return arith::MulFOp::create(b, l, d, d);
+                     });
     Value var = scaleRows(sq);
     Value epsValue =
         eps ? createScalarConstant(rewriter, loc, f64, *eps)
@@ -432,11 +458,12 @@ public:
           return arith::DivFOp::create(
               b, l, createScalarConstant(b, l, f64, 1), s);
         });
-    // The statistics in their dtype; the output uses them in the input
-    // dtype (ATen's T_ACC is float for float inputs).
-    Value meanT = castTensor(rewriter, loc, mean, elemType);
-    Value rstdT = castTensor(rewriter, loc, rstd, elemType);
-    SmallVector<Value> inputs = {*x, meanT, rstdT};
+    // The statistics in their dtype; the output uses them in T_ACC (the
+    // input dtype for f32/f64, f32 for f16/bf16).
+    Value meanT = castTensor(rewriter, loc, mean, computeType);
+    Value rstdT = castTensor(rewriter, loc, rstd, computeType);
+    SmallVector<Value> inputs = {castTensor(rewriter, loc, *x, computeType),
+                                 meanT, rstdT};
     SmallVector<AffineMap> inputMaps = {maps.full, maps.row, maps.row};
     bool affine = *weight && *bias;
     if (*weight) {
@@ -448,7 +475,7 @@ public:
       inputMaps.push_back(maps.col);
     }
     bool hasWeight = bool(*weight), hasBias = bool(*bias);
-    auto fullType = RankedTensorType::get({m, n}, elemType);
+    auto fullType = RankedTensorType::get({m, n}, computeType);
     Value y = build2D(
         rewriter, loc, fullType, inputs, inputMaps, maps.full,
         createEmptyTensor(rewriter, loc, fullType), parallel,
@@ -474,14 +501,16 @@ public:
             t = arith::AddFOp::create(b, l, t, a[next++]);
           return t;
         });
-    FailureOr<Value> out = createReshape(rewriter, loc, y, outType);
-    auto statistic = [&](Value f64Value, Value inElemType,
+    FailureOr<Value> out = createReshape(
+        rewriter, loc, castTensor(rewriter, loc, y, elemType), outType);
+    auto statistic = [&](Value f64Value, Value inComputeType,
                          RankedTensorType statType) {
       Type t = statType.getElementType();
-      return createReshape(rewriter, loc,
-                           t == elemType ? inElemType
-                                         : castTensor(rewriter, loc, f64Value, t),
-                           statType);
+      return createReshape(
+          rewriter, loc,
+          t == computeType ? inComputeType
+                           : castTensor(rewriter, loc, f64Value, t),
+          statType);
     };
     FailureOr<Value> meanOut = statistic(mean, meanT, meanType);
     FailureOr<Value> rstdOut = statistic(rstd, rstdT, rstdType);
@@ -507,8 +536,9 @@ public:
       return fail(op, rewriter, "result type is not convertible");
     auto inputType = cast<RankedTensorType>(adaptor.getInput().getType());
     Type elemType = inputType.getElementType();
-    if (!elemType.isF32() && !elemType.isF64())
-      return fail(op, rewriter, "only f32 and f64 inputs are supported");
+    if (!isa<FloatType>(elemType))
+      return fail(op, rewriter, "needs a floating-point input");
+    Type computeType = getSumAccumulatorType(elemType);
     std::optional<SmallVector<bool>> mask =
         getConstantBoolList(op.getOutputMask());
     if (!mask || mask->size() != 3)
@@ -536,7 +566,7 @@ public:
     Location loc = op.getLoc();
     Type f64 = rewriter.getF64Type();
     FailureOr<Value> gamma =
-        getParam(rewriter, loc, adaptor.getWeight(), n, elemType);
+        getParam(rewriter, loc, adaptor.getWeight(), n, computeType);
     if (failed(gamma))
       return fail(op, rewriter, "weight does not match normalized_shape");
     auto rows = [&](Value v, bool perRow) -> FailureOr<Value> {
@@ -559,11 +589,8 @@ public:
     MLIRContext *ctx = op.getContext();
     Maps2D maps(ctx);
     using IT = utils::IteratorType;
-    SmallVector<IT> rowReduce = {IT::parallel, IT::reduction};
-    SmallVector<IT> colReduce = {IT::reduction, IT::parallel};
     SmallVector<IT> parallel = {IT::parallel, IT::parallel};
-    Value zero = createScalarConstant(rewriter, loc, f64, 0);
-    auto fullType = RankedTensorType::get({m, n}, elemType);
+    auto fullType = RankedTensorType::get({m, n}, computeType);
     bool hasGamma = bool(*gamma);
 
     auto zerosOrReshape = [&](bool wanted, RankedTensorType type,
@@ -590,20 +617,16 @@ public:
                                   .getResult()
                             : d;
           };
-          Value ds = build2D(
-              rewriter, loc, rowF64, in, inMaps, maps.row,
-              createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
-              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                Value t = arith::MulFOp::create(b, l, dyGamma(b, l, a),
-                                                extF64(b, l, a[1]));
-                return arith::AddFOp::create(b, l, t, a.back());
+          // Both in one pass over the rows.
+          SmallVector<Value> sums = createSum(
+              rewriter, loc, {m, n}, {1}, in, inMaps, {f64, f64},
+              [&](OpBuilder &b, Location l, ValueRange a,
+                  LoopIndexFn) -> SmallVector<Value> {
+                Value dg = dyGamma(b, l, a);
+                return {arith::MulFOp::create(b, l, dg, extF64(b, l, a[1])),
+                        dg};
               });
-          Value db = build2D(
-              rewriter, loc, rowF64, in, inMaps, maps.row,
-              createFilledTensor(rewriter, loc, rowF64, zero), rowReduce,
-              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                return arith::AddFOp::create(b, l, dyGamma(b, l, a), a.back());
-              });
+          Value ds = sums[0], db = sums[1];
           // a = rstd, b = (db * mean - ds) * a^3 / N,
           // c = -b * mean - db * a / N; dx = a * dy * gamma + b * x + c.
           double scale = 1.0 / double(n);
@@ -628,17 +651,19 @@ public:
                     createScalarConstant(b, l, f64, scale));
                 return arith::SubFOp::create(b, l, t, u);
               });
-          Value aT = castTensor(rewriter, loc, rstd, elemType);
-          Value bT = castTensor(rewriter, loc, bCoeff64, elemType);
-          Value cT = castTensor(rewriter, loc, cCoeff64, elemType);
-          SmallVector<Value> fin = {*dy, *x, aT, bT, cT};
+          Value aT = castTensor(rewriter, loc, rstd, computeType);
+          Value bT = castTensor(rewriter, loc, bCoeff64, computeType);
+          Value cT = castTensor(rewriter, loc, cCoeff64, computeType);
+          SmallVector<Value> fin = {castTensor(rewriter, loc, *dy, computeType),
+                                    castTensor(rewriter, loc, *x, computeType),
+                                    aT, bT, cT};
           SmallVector<AffineMap> finMaps = {maps.full, maps.full, maps.row,
                                             maps.row, maps.row};
           if (hasGamma) {
             fin.push_back(*gamma);
             finMaps.push_back(maps.col);
           }
-          return build2D(
+          Value dx = build2D(
               rewriter, loc, fullType, fin, finMaps, maps.full,
               createEmptyTensor(rewriter, loc, fullType), parallel,
               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -649,24 +674,22 @@ public:
                 return arith::AddFOp::create(
                     b, l, arith::AddFOp::create(b, l, t, bx), a[4]);
               });
+          return castTensor(rewriter, loc, dx, elemType);
         });
 
-    auto colF64 = RankedTensorType::get({n}, f64);
     FailureOr<Value> gradWeight = zerosOrReshape(
         (*mask)[1] && gradWeightType.getNumElements() == n, gradWeightType,
         [&]() -> Value {
           // sum over rows of dy * (x - mean) * rstd.
-          Value sum = build2D(
-              rewriter, loc, colF64, ValueRange{*dy, *x, mean, rstd},
-              {maps.full, maps.full, maps.row, maps.row}, maps.col,
-              createFilledTensor(rewriter, loc, colF64, zero), colReduce,
+          Value sum = sum2D(
+              rewriter, loc, {m, n}, /*dim=*/0, ValueRange{*dy, *x, mean, rstd},
+              {maps.full, maps.full, maps.row, maps.row},
               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
                 Value xh = arith::MulFOp::create(
                     b, l,
                     arith::SubFOp::create(b, l, extF64(b, l, a[1]), a[2]),
                     a[3]);
-                Value t = arith::MulFOp::create(b, l, extF64(b, l, a[0]), xh);
-                return arith::AddFOp::create(b, l, t, a[4]);
+                return arith::MulFOp::create(b, l, extF64(b, l, a[0]), xh);
               });
           return castTensor(rewriter, loc, sum,
                             gradWeightType.getElementType());
@@ -674,12 +697,11 @@ public:
     FailureOr<Value> gradBias = zerosOrReshape(
         (*mask)[2] && gradBiasType.getNumElements() == n, gradBiasType,
         [&]() -> Value {
-          Value sum = build2D(
-              rewriter, loc, colF64, ValueRange{*dy}, {maps.full}, maps.col,
-              createFilledTensor(rewriter, loc, colF64, zero), colReduce,
-              [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                return arith::AddFOp::create(b, l, extF64(b, l, a[0]), a[1]);
-              });
+          Value sum = sum2D(rewriter, loc, {m, n}, /*dim=*/0, ValueRange{*dy},
+                            {maps.full},
+                            [](OpBuilder &b, Location l, ValueRange a) {
+                              return extF64(b, l, a[0]);
+                            });
           return castTensor(rewriter, loc, sum, gradBiasType.getElementType());
         });
     if (failed(gradInput) || failed(gradWeight) || failed(gradBias))

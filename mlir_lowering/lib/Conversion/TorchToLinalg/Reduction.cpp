@@ -1,11 +1,12 @@
 //===- Reduction.cpp - sum, mean (all dims or a dim list) -----------------===//
 //
-// A reduction is one linalg.generic with reduction iterators whose result
+// A reduction is linalg.generic ops with reduction iterators whose result
 // drops the reduced dims; keepdim re-inserts them with tensor.expand_shape
 // (so that the generic keeps projected-permutation maps, which tiling and
 // vectorization expect). Elements are cast to the result dtype and
-// accumulated in it (the `dtype` argument is reflected in the result type).
-// mean divides the sum by the number of reduced elements, like ATen.
+// accumulated in it (the `dtype` argument is reflected in the result type),
+// f16/bf16 in f32; float sums are blocked (see Summation.cpp). mean divides
+// the sum by the number of reduced elements, like ATen.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,21 +53,29 @@ FailureOr<SmallVector<int64_t>> getReductionDims(Value dimOperand, int64_t rank,
   return dims;
 }
 
-/// Sum (or mean) of `input` over `dims`, shaped as `resultType`.
+/// Sum (or mean) of `input` over `dims`, shaped as `resultType`. Floats
+/// are accumulated like ATen: f16/bf16 in f32 (rounded once at the end),
+/// in blocks (createSum); mean divides the rounded sum in the result dtype.
 FailureOr<Value> createSumOrMean(OpBuilder &b, Location loc, Value input,
                                  bool inputUnsigned, ArrayRef<int64_t> dims,
                                  RankedTensorType resultType, bool isMean) {
   Type elemType = resultType.getElementType();
-  Value zero = createScalarConstant(b, loc, elemType, 0);
-  Value sum = createReduction(
-      b, loc, input, dims, zero,
-      [&](OpBuilder &nb, Location nloc, Value element, Value acc) -> Value {
-        return createAdd(nb, nloc,
-                         castScalar(nb, nloc, element, elemType, inputUnsigned),
-                         acc);
-      });
+  Type accType = getSumAccumulatorType(elemType);
+  auto inputType = cast<RankedTensorType>(input.getType());
+  // Elements are converted to the result dtype first (sum(dtype=f16) of an
+  // f32 tensor rounds each element to f16), then to the accumulator's.
+  Value sum =
+      createSum(b, loc, inputType.getShape(), dims, input,
+                b.getMultiDimIdentityMap(inputType.getRank()), accType,
+                [&](OpBuilder &nb, Location nloc, ValueRange args,
+                    LoopIndexFn) -> SmallVector<Value> {
+                  Value x =
+                      castScalar(nb, nloc, args[0], elemType, inputUnsigned);
+                  return {castScalar(nb, nloc, x, accType)};
+                })
+          .front();
+  sum = castTensor(b, loc, sum, elemType);
   if (isMean) {
-    auto inputType = cast<RankedTensorType>(input.getType());
     int64_t count = 1;
     for (int64_t d : dims)
       count *= inputType.getDimSize(d);

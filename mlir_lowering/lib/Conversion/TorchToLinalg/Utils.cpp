@@ -230,6 +230,10 @@ Value castScalar(OpBuilder &b, Location loc, Value v, Type dstType,
       v = arith::ExtFOp::create(b, loc, b.getF32Type(), v);
     if (cast<FloatType>(v.getType()).getWidth() < dstFloat.getWidth())
       return arith::ExtFOp::create(b, loc, dstType, v);
+    // c10::Half and c10::BFloat16 are built from a float: ATen rounds a
+    // double to float first (and the code needs no f64 -> f16 libcall).
+    if (dstFloat.getWidth() == 16 && v.getType().isF64())
+      v = arith::TruncFOp::create(b, loc, b.getF32Type(), v);
     return arith::TruncFOp::create(b, loc, dstType, v);
   }
   if (srcInt && dstFloat) {

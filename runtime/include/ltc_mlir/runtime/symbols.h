@@ -4,7 +4,9 @@
 // now; hand-tuned microkernels later), and `memrefCopy`, the function of
 // MLIR's runtime library that a memref.copy between non-contiguous views
 // lowers to (bufferization inserts such copies, e.g. of a tensor.insert_slice
-// it cannot do in place). They are handed to the JIT through
+// it cannot do in place), and the compiler-rt f16/bf16 conversions LLVM
+// emits on CPUs without the instructions (half_conversions.h). They are
+// handed to the JIT through
 // CompileOptions::symbolResolver: try resolveRuntimeSymbol first, then
 // resolveOpenMPSymbol.
 #ifndef LTC_MLIR_RUNTIME_SYMBOLS_H
@@ -46,8 +48,10 @@ namespace runtime {
 std::atomic<int64_t> *exchangeCheckSlot(std::atomic<int64_t> *slot);
 int64_t takeOrphanCheckFailure();
 
-/// Address of the runtime function `name` (an `ltc_mlir_rt_*` symbol), or
-/// nullptr for any other name. Thread-safe.
+/// Address of the runtime function `name` (an `ltc_mlir_rt_*` symbol, an
+/// allocation function, `memrefCopy`, or one of the compiler-rt f16/bf16
+/// conversions of half_conversions.h), or nullptr for any other name.
+/// Thread-safe.
 void *resolveRuntimeSymbol(const std::string &name);
 
 } // namespace runtime

@@ -179,6 +179,45 @@ mlir::Value createReduction(
         combine);
 
 //===----------------------------------------------------------------------===//
+// Sums (Summation.cpp): every floating-point sum of the lowering goes
+// through createSum, which splits long sums into blocks and lanes so that
+// no accumulator adds more than 256 values (ATen's cascade sums are as
+// accurate; one accumulator loses ~n ulps over n values).
+//===----------------------------------------------------------------------===//
+
+/// Inside a sum's term: the index (of type index) of loop `dim` of the
+/// caller's loop nest (createSum may split and slice the loops it emits).
+using LoopIndexFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, unsigned dim)>;
+/// Computes the values added to each accumulator from the payload arguments
+/// of the inputs (one value per accumulator type, already of that type).
+/// Use `index` instead of linalg.index.
+using SumTermFn = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange args,
+    LoopIndexFn index)>;
+
+/// Sums `term` over the `reducedDims` of the static loop nest `loopShape`,
+/// where input i is read through `inputMaps[i]` (projected permutations,
+/// constant 0 for broadcast dims). Returns one tensor per accumulator type,
+/// shaped as the loops that are not reduced (in loop order). Float sums are
+/// blocked (deterministic for any thread count); integer sums are one
+/// linalg.generic.
+llvm::SmallVector<mlir::Value>
+createSum(mlir::OpBuilder &b, mlir::Location loc,
+          llvm::ArrayRef<int64_t> loopShape,
+          llvm::ArrayRef<int64_t> reducedDims, mlir::ValueRange inputs,
+          llvm::ArrayRef<mlir::AffineMap> inputMaps, mlir::TypeRange accTypes,
+          SumTermFn term);
+/// Sum of the elements of `input` over the sorted, unique `dims`, each cast
+/// to `accType` (`inputUnsigned`: zero-extended ints).
+mlir::Value createSum(mlir::OpBuilder &b, mlir::Location loc,
+                      mlir::Value input, llvm::ArrayRef<int64_t> dims,
+                      mlir::Type accType, bool inputUnsigned = false);
+/// ATen's accumulation type of float sums: f32 for f16 and bf16, the type
+/// itself otherwise.
+mlir::Type getSumAccumulatorType(mlir::Type elementType);
+
+//===----------------------------------------------------------------------===//
 // Runtime checks
 //===----------------------------------------------------------------------===//
 
