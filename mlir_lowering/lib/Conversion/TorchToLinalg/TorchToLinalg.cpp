@@ -111,6 +111,9 @@ struct ConvertTorchToLinalgPass
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
+    populateBatchNormPatterns(typeConverter, patterns);
+    populateGroupNormPatterns(typeConverter, patterns);
+    populateRepeatPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

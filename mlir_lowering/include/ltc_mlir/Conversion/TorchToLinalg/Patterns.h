@@ -56,6 +56,12 @@ void populateNormalizationPatterns(TorchTypeConverter &typeConverter,
                                    mlir::RewritePatternSet &patterns);
 void populateLossPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+void populateBatchNormPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateGroupNormPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateRepeatPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 
