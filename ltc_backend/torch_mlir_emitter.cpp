@@ -326,6 +326,51 @@ class Emitter {
     return c10::TensorType::createContiguous(*in->scalarType(), c10::kCPU, sizes);
   }
 
+  // torch 1.13's shape functions type batch norm's statistics and parameter
+  // gradients wrongly: native_batch_norm's save_mean/save_invstd get the
+  // default dtype (f32) when running_mean is None, and UNKNOWN_SCALAR[0] when
+  // the optional holds an undefined tensor (F.instance_norm passes one);
+  // native_batch_norm_backward's grad_weight/grad_bias get the default
+  // dtype. Eager (and the TorchScript fallback) computes them in the dtype of
+  // the parameters when it differs from the input's (bf16 input, f32
+  // parameters), else in the input's: an f64 batch norm would be rounded to
+  // f32 in between. Values the graph returns keep LTC's type (the caller
+  // allocates them by it).
+  static c10::TensorTypePtr CorrectBatchNormType(const torch::jit::Node* node,
+                                                 const torch::jit::Value* out) {
+    const bool forward = node->kind() == c10::aten::native_batch_norm &&
+                         node->inputs().size() == 8;
+    const bool backward = node->kind() == c10::aten::native_batch_norm_backward &&
+                          node->inputs().size() == 10;
+    if ((!forward && !backward) || out == node->output(0)) return nullptr;
+    for (const torch::jit::Use& use : out->uses())
+      if (use.user->kind() == c10::prim::Return) return nullptr;
+    auto tt = out->type()->cast<c10::TensorType>();
+    auto in = node->input(forward ? 0 : 1)->type()->cast<c10::TensorType>();
+    if (!tt || !in || !in->scalarType() || !in->sizes().concrete_sizes() ||
+        in->sizes().concrete_sizes()->size() < 2)
+      return nullptr;
+    c10::ScalarType dtype = *in->scalarType();
+    for (size_t i : forward ? std::vector<size_t>{1, 2, 3, 4} : std::vector<size_t>{2, 3, 4}) {
+      auto param = node->input(i)->type()->cast<c10::TensorType>();
+      if (param && param->scalarType() && *param->scalarType() != dtype &&
+          !DtypeName(*param->scalarType()).empty()) {
+        dtype = *param->scalarType();
+        break;
+      }
+    }
+    std::vector<int64_t> sizes;
+    if (!IsUndefinedTensor(out)) {
+      sizes = *tt->sizes().concrete_sizes();
+      if (*tt->scalarType() == dtype) return nullptr;
+    } else {
+      c10::optional<c10::IValue> training = torch::jit::toIValue(node->input(forward ? 5 : 7));
+      if (!training || !training->isBool() || !training->toBool()) return nullptr;
+      sizes = {(*in->sizes().concrete_sizes())[1]};
+    }
+    return c10::TensorType::createContiguous(dtype, c10::kCPU, sizes);
+  }
+
   // A tensor output without a known dtype or shape.
   static bool IsUndefinedTensor(const torch::jit::Value* out) {
     auto tt = out->type()->cast<c10::TensorType>();
@@ -385,6 +430,8 @@ class Emitter {
     std::vector<std::string> result_types;
     for (const torch::jit::Value* out : node->outputs()) {
       std::string t;
+      if (c10::TensorTypePtr corrected = CorrectBatchNormType(node, out))
+        const_cast<torch::jit::Value*>(out)->setType(corrected);
       if (node->outputs().size() > 1 && out->uses().empty() && IsUndefinedTensor(out)) {
         // An output ATen leaves undefined (e.g. native_layer_norm_backward's
         // grad_bias when there is no bias): LTC gives it no dtype. Nothing

@@ -263,6 +263,27 @@ undefined tensor in ATen, typed [] or [0] by LTC, and returned as zeros here.
 pad is [before_last, after_last, before_second_last, ...], at most two
 entries per dim; negative entries remove elements.
 """),
+    "native_batch_norm": OpSpec(
+        summary="batch norm over dim 1 of [N, C, ...]; (output, save_mean, save_invstd)",
+        description="""
+training: statistics of the batch (mean, 1 / sqrt(biased var + eps) per
+channel); eval: running_mean/running_var. On value tensors the op never
+updates the running statistics (in training they are not read). Eager CPU
+returns empty save_mean/save_invstd in eval.
+""", results=("output", "save_mean", "save_invstd")),
+    "native_batch_norm_backward": OpSpec(
+        summary="gradients of native_batch_norm: (grad_input, grad_weight, grad_bias)",
+        description="""
+train: uses save_mean/save_invstd; eval: running_mean/running_var.
+output_mask (three bool constants) says which gradients are wanted; an
+unwanted one is an undefined tensor in ATen and is returned as zeros here.
+""", results=("grad_input", "grad_weight", "grad_bias")),
+    "native_group_norm": OpSpec(
+        summary="group norm of [N, C, ...] in `group` groups; (output, mean, rstd)",
+        results=("output", "mean", "rstd")),
+    "native_group_norm_backward": OpSpec(
+        summary="gradients of native_group_norm: (grad_input, grad_weight, grad_bias)",
+        results=("grad_input", "grad_weight", "grad_bias")),
     "nll_loss_forward": OpSpec(
         summary="negative log likelihood; returns (output, total_weight)",
         description="""
@@ -318,4 +339,6 @@ the current maximum (ATen's CPU kernel).
     "upsample_bilinear2d_backward": OpSpec(summary="gradient of upsample_bilinear2d"),
     "upsample_trilinear3d": OpSpec(summary="trilinear interpolation of [N,C,D,H,W]"),
     "upsample_trilinear3d_backward": OpSpec(summary="gradient of upsample_trilinear3d"),
+    # Data movement.
+    "repeat": OpSpec(summary="self tiled `repeats` times along each dim"),
 }

@@ -118,6 +118,9 @@ struct ConvertTorchToLinalgPass
     populatePoolingPatterns(typeConverter, patterns);
     populateAdaptivePoolingPatterns(typeConverter, patterns);
     populateUpsamplePatterns(typeConverter, patterns);
+    populateBatchNormPatterns(typeConverter, patterns);
+    populateGroupNormPatterns(typeConverter, patterns);
+    populateRepeatPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -70,6 +70,12 @@ void populateAdaptivePoolingPatterns(TorchTypeConverter &typeConverter,
                                      mlir::RewritePatternSet &patterns);
 void populateUpsamplePatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+void populateBatchNormPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateGroupNormPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateRepeatPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

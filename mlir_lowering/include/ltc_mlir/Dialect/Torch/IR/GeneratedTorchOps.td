@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 118 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 123 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -673,6 +673,67 @@ def Torch_AtenMulTensorOp : Torch_ElementwiseOp<"mul.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+def Torch_AtenNativeBatchNormOp : Torch_AtenOp<"native_batch_norm", [Pure]> {
+  let summary = "batch norm over dim 1 of [N, C, ...]; (output, save_mean, save_invstd)";
+  let description = [{
+    training: statistics of the batch (mean, 1 / sqrt(biased var + eps) per
+    channel); eval: running_mean/running_var. On value tensors the op never
+    updates the running statistics (in training they are not read). Eager CPU
+    returns empty save_mean/save_invstd in eval.
+  }];
+  let arguments = (ins Torch_VTensor:$input, Torch_OptionalVTensor:$weight,
+                       Torch_OptionalVTensor:$bias,
+                       Torch_OptionalVTensor:$running_mean,
+                       Torch_OptionalVTensor:$running_var,
+                       Torch_Bool:$training, Torch_Float:$momentum,
+                       Torch_Float:$eps);
+  let results = (outs Torch_VTensor:$output, Torch_VTensor:$save_mean,
+                      Torch_VTensor:$save_invstd);
+}
+
+// aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+def Torch_AtenNativeBatchNormBackwardOp : Torch_AtenOp<"native_batch_norm_backward", [Pure]> {
+  let summary = "gradients of native_batch_norm: (grad_input, grad_weight, grad_bias)";
+  let description = [{
+    train: uses save_mean/save_invstd; eval: running_mean/running_var.
+    output_mask (three bool constants) says which gradients are wanted; an
+    unwanted one is an undefined tensor in ATen and is returned as zeros here.
+  }];
+  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$input,
+                       Torch_OptionalVTensor:$weight,
+                       Torch_OptionalVTensor:$running_mean,
+                       Torch_OptionalVTensor:$running_var,
+                       Torch_OptionalVTensor:$save_mean,
+                       Torch_OptionalVTensor:$save_invstd, Torch_Bool:$train,
+                       Torch_Float:$eps, Torch_List:$output_mask);
+  let results = (outs Torch_VTensor:$grad_input, Torch_VTensor:$grad_weight,
+                      Torch_VTensor:$grad_bias);
+}
+
+// aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+def Torch_AtenNativeGroupNormOp : Torch_AtenOp<"native_group_norm", [Pure]> {
+  let summary = "group norm of [N, C, ...] in `group` groups; (output, mean, rstd)";
+  let arguments = (ins Torch_VTensor:$input, Torch_OptionalVTensor:$weight,
+                       Torch_OptionalVTensor:$bias, Torch_Int:$N,
+                       Torch_Int:$C, Torch_Int:$HxW, Torch_Int:$group,
+                       Torch_Float:$eps);
+  let results = (outs Torch_VTensor:$output, Torch_VTensor:$mean,
+                      Torch_VTensor:$rstd);
+}
+
+// aten::native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
+def Torch_AtenNativeGroupNormBackwardOp : Torch_AtenOp<"native_group_norm_backward", [Pure]> {
+  let summary = "gradients of native_group_norm: (grad_input, grad_weight, grad_bias)";
+  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$input,
+                       Torch_VTensor:$mean, Torch_VTensor:$rstd,
+                       Torch_OptionalVTensor:$weight, Torch_Int:$N,
+                       Torch_Int:$C, Torch_Int:$HxW, Torch_Int:$group,
+                       Torch_List:$output_mask);
+  let results = (outs Torch_VTensor:$grad_input, Torch_VTensor:$grad_weight,
+                      Torch_VTensor:$grad_bias);
+}
+
 // aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 def Torch_AtenNativeLayerNormOp : Torch_AtenOp<"native_layer_norm", [Pure]> {
   let summary = "layer norm over the trailing normalized_shape dims; (out, mean, rstd)";
@@ -778,6 +839,13 @@ def Torch_AtenPowTensorTensorOp : Torch_ElementwiseOp<"pow.Tensor_Tensor", [Pure
 def Torch_AtenReluOp : Torch_ElementwiseOp<"relu", [Pure]> {
   let summary = "max(self, 0)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::repeat(Tensor self, SymInt[] repeats) -> Tensor
+def Torch_AtenRepeatOp : Torch_AtenOp<"repeat", [Pure]> {
+  let summary = "self tiled `repeats` times along each dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$repeats);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 201 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 199 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1125,17 +1125,6 @@ def Torch_AtenNanmedianDimOp : Torch_AtenOp<"nanmedian.dim", [Pure]> {
   let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
-// aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
-def Torch_AtenNativeGroupNormOp : Torch_AtenOp<"native_group_norm", [Pure]> {
-  let summary = "`aten::native_group_norm`";
-  let arguments = (ins Torch_VTensor:$input, Torch_OptionalVTensor:$weight,
-                       Torch_OptionalVTensor:$bias, Torch_Int:$N,
-                       Torch_Int:$C, Torch_Int:$HxW, Torch_Int:$group,
-                       Torch_Float:$eps);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
-                      Torch_VTensor:$result2);
-}
-
 // aten::native_norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, ScalarType? dtype) -> Tensor
 def Torch_AtenNativeNormScalarOptDimDtypeOp : Torch_AtenOp<"native_norm.ScalarOpt_dim_dtype", [Pure]> {
   let summary = "`aten::native_norm.ScalarOpt_dim_dtype`";
@@ -1303,13 +1292,6 @@ def Torch_AtenRenormOp : Torch_AtenOp<"renorm", [Pure]> {
   let summary = "`aten::renorm`";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$p, Torch_Int:$dim,
                        Torch_Scalar:$maxnorm);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::repeat(Tensor self, SymInt[] repeats) -> Tensor
-def Torch_AtenRepeatOp : Torch_AtenOp<"repeat", [Pure]> {
-  let summary = "`aten::repeat`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$repeats);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 158 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -843,20 +843,6 @@ def Torch_AtenNarrowOp : Torch_AtenOp<"narrow", [Pure]> {
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_Int:$start,
                        Torch_Int:$length);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-def Torch_AtenNativeBatchNormBackwardOp : Torch_AtenOp<"native_batch_norm_backward", [Pure]> {
-  let summary = "`aten::native_batch_norm_backward`";
-  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$input,
-                       Torch_OptionalVTensor:$weight,
-                       Torch_OptionalVTensor:$running_mean,
-                       Torch_OptionalVTensor:$running_var,
-                       Torch_OptionalVTensor:$save_mean,
-                       Torch_OptionalVTensor:$save_invstd, Torch_Bool:$train,
-                       Torch_Float:$eps, Torch_List:$output_mask);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
-                      Torch_VTensor:$result2);
 }
 
 // aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)

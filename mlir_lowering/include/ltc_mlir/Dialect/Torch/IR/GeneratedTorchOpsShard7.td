@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 183 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 181 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1050,31 +1050,6 @@ def Torch_AtenNanquantileScalarOp : Torch_AtenOp<"nanquantile.scalar", [Pure]> {
                        Torch_OptionalInt:$dim, Torch_Bool:$keepdim,
                        Torch_Str:$interpolation);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
-def Torch_AtenNativeBatchNormOp : Torch_AtenOp<"native_batch_norm", [Pure]> {
-  let summary = "`aten::native_batch_norm`";
-  let arguments = (ins Torch_VTensor:$input, Torch_OptionalVTensor:$weight,
-                       Torch_OptionalVTensor:$bias,
-                       Torch_OptionalVTensor:$running_mean,
-                       Torch_OptionalVTensor:$running_var,
-                       Torch_Bool:$training, Torch_Float:$momentum,
-                       Torch_Float:$eps);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
-                      Torch_VTensor:$result2);
-}
-
-// aten::native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
-def Torch_AtenNativeGroupNormBackwardOp : Torch_AtenOp<"native_group_norm_backward", [Pure]> {
-  let summary = "`aten::native_group_norm_backward`";
-  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$input,
-                       Torch_VTensor:$mean, Torch_VTensor:$rstd,
-                       Torch_OptionalVTensor:$weight, Torch_Int:$N,
-                       Torch_Int:$C, Torch_Int:$HxW, Torch_Int:$group,
-                       Torch_List:$output_mask);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
-                      Torch_VTensor:$result2);
 }
 
 // aten::new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
