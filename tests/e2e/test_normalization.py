@@ -229,10 +229,6 @@ def test_batch_norm_modules(dump_dir, module, shape, train):
     assert_native_with(dump_dir, "native_batch_norm", "native_batch_norm_backward")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "running_mean/running_var are updated by torch 1.13's TS lowering inside the op; "
-    "native value semantics need the Lazy native_batch_norm kernel of branch ltckernels "
-    "(the update as ordinary lazy ops)"))
 def test_batch_norm_running_stats_updated(dump_dir):
     x = rnd(4, 3, 5, 5) + 1
     stats = []
@@ -334,9 +330,6 @@ def test_instance_norm_random_affine(dump_dir):
     assert_native_with(dump_dir, "native_batch_norm", "repeat")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "alias_copy is lowered on branch inplace, and the running statistics need the "
-    "Lazy native_batch_norm kernel of branch ltckernels"))
 def test_instance_norm_tracking_running_stats(dump_dir):
     x = rnd(2, 3, 4, 4) + 0.5
     module = lambda: nn.InstanceNorm2d(3, affine=True, track_running_stats=True)
