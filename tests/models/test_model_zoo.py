@@ -57,13 +57,12 @@ MODELS = {
 # Models whose graphs still leave native code, and why (issue "Real models
 # compile natively"). Remove an entry when the model runs natively.
 NOT_NATIVE_YET = {
-    "small_cnn": "convolution, native_batch_norm, max_pool2d_with_indices (+ backwards) not lowered",
-    "resnet18": "convolution, native_batch_norm, max_pool2d, adaptive_avg_pool2d not lowered",
-    "mobilenet_v2": "convolution, native_batch_norm, hardtanh_ (no lazy kernel) not lowered",
+    "small_cnn": "native_batch_norm, max_pool2d_with_indices (+ backwards) not lowered",
+    "resnet18": "native_batch_norm, max_pool2d_with_indices (+ backwards) not lowered",
+    "mobilenet_v2": "native_batch_norm, native_dropout (+ backwards) not lowered",
     "nanogpt": "masked_fill, split, arange not native yet",
     "opt_decoder": "cumsum, masked_fill, arange, bmm/max not native yet",
     "lstm_tagger": "LSTM ops not lowered",
-    "conv1d": "convolution, adaptive_avg_pool1d not lowered",
 }
 
 _BODY = """
