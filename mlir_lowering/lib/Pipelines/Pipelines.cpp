@@ -21,7 +21,7 @@ using namespace mlir;
 
 std::string ltc_mlir::getTorchToLinalgPipeline() {
   return "convert-torch-to-linalg,canonicalize,cse,"
-         "func.func(linalg-fuse-elementwise-ops),canonicalize,cse";
+         "func.func(ltc-fuse-elementwise),canonicalize,cse";
 }
 
 std::string
@@ -198,6 +198,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createFoldTransposesIntoContractionsPass);
   registerPass(createBlockAccumulationPass);
   registerPass(createSplitPartialTransferWritesPass);
+  registerPass(createFuseElementwisePass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

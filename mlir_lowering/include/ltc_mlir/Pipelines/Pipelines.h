@@ -69,6 +69,11 @@ buildTorchToLLVMPipeline(mlir::OpPassManager &pm,
 /// `llvm.emit_c_interface`.
 std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
 
+/// `ltc-fuse-elementwise` (func): upstream linalg elementwise fusion, but
+/// reshapes are folded only into all-parallel linalg ops, so that
+/// contractions keep one M and one N loop.
+std::unique_ptr<mlir::Pass> createFuseElementwisePass();
+
 /// `ltc-fold-transposes-into-contractions` (func): folds linalg.transpose
 /// operands and results of contractions into the contraction's indexing maps
 /// (a linalg.generic) when the vector dim stays contiguous.

@@ -541,13 +541,15 @@ public:
   }
 };
 
-/// Sum of grad_output [N, F, O...] over N and O, accumulated in f64 (a
-/// single accumulator per channel adds up to N * P values) and cast to
-/// `type` [F].
+/// Sum of grad_output [N, F, O...] over N and O, cast to `type` [F]. One
+/// accumulator per channel adds up to N * P values: f32 sums accumulate in
+/// f64, f16/bf16 ones in f32 (like ATen).
 Value createBiasGrad(OpBuilder &b, Location loc, Value gradOut,
                      RankedTensorType type) {
   auto gType = cast<RankedTensorType>(gradOut.getType());
-  Type accType = b.getF64Type();
+  Type accType = gType.getElementType().getIntOrFloatBitWidth() < 32
+                     ? b.getF32Type()
+                     : b.getF64Type();
   SmallVector<int64_t> dims = {0};
   for (int64_t d = 2; d < gType.getRank(); ++d)
     dims.push_back(d);

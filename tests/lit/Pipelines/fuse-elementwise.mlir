@@ -1,0 +1,61 @@
+// RUN: ltc-mlir-opt %s --split-input-file --pass-pipeline="builtin.module(func.func(ltc-fuse-elementwise))" | FileCheck %s
+
+// A matmul whose result is viewed as [4, 16, 48] stays a linalg.matmul (one
+// M and one N loop, which ltc-tile-and-vectorize blocks for registers); the
+// view stays next to it. Upstream linalg-fuse-elementwise-ops would turn it
+// into a linalg.generic with two M loops.
+// CHECK-LABEL: func.func @matmul_then_view
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x32xf32>, tensor<32x48xf32>)
+// CHECK: %[[V:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2]] output_shape [4, 16, 48]
+// CHECK: return %[[V]]
+func.func @matmul_then_view(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>) -> tensor<4x16x48xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x48xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>) outs(%f : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %v = tensor.expand_shape %mm [[0, 1], [2]] output_shape [4, 16, 48] : tensor<64x48xf32> into tensor<4x16x48xf32>
+  return %v : tensor<4x16x48xf32>
+}
+
+// -----
+
+// The collapsed im2col operand of a convolution's batch_matmul stays
+// collapsed.
+// CHECK-LABEL: func.func @collapsed_operand
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3, 4]] : tensor<1x4x9x6x6xf32> into tensor<1x36x36xf32>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %[[C]] : tensor<1x8x36xf32>, tensor<1x36x36xf32>)
+func.func @collapsed_operand(%w: tensor<1x8x36xf32>, %col: tensor<1x4x9x6x6xf32>) -> tensor<1x8x36xf32> {
+  %cst = arith.constant 0.0 : f32
+  %c = tensor.collapse_shape %col [[0], [1, 2], [3, 4]] : tensor<1x4x9x6x6xf32> into tensor<1x36x36xf32>
+  %e = tensor.empty() : tensor<1x8x36xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<1x8x36xf32>) -> tensor<1x8x36xf32>
+  %mm = linalg.batch_matmul ins(%w, %c : tensor<1x8x36xf32>, tensor<1x36x36xf32>) outs(%f : tensor<1x8x36xf32>) -> tensor<1x8x36xf32>
+  return %mm : tensor<1x8x36xf32>
+}
+
+// -----
+
+// Elementwise ops still fuse, also across a view: exp, then a view, then
+// add become one generic over the viewed shape.
+// CHECK-LABEL: func.func @elementwise_across_view
+// CHECK: linalg.generic
+// CHECK:   math.exp
+// CHECK:   arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @elementwise_across_view(%x: tensor<6x4xf32>, %y: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %e = tensor.empty() : tensor<6x4xf32>
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<6x4xf32>) outs(%e : tensor<6x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %1 = math.exp %in : f32
+    linalg.yield %1 : f32
+  } -> tensor<6x4xf32>
+  %v = tensor.expand_shape %0 [[0, 1], [2]] output_shape [2, 3, 4] : tensor<6x4xf32> into tensor<2x3x4xf32>
+  %e2 = tensor.empty() : tensor<2x3x4xf32>
+  %2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v, %y : tensor<2x3x4xf32>, tensor<2x3x4xf32>) outs(%e2 : tensor<2x3x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %3 = arith.addf %a, %b : f32
+    linalg.yield %3 : f32
+  } -> tensor<2x3x4xf32>
+  return %2 : tensor<2x3x4xf32>
+}
