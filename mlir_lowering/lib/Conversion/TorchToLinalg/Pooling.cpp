@@ -271,20 +271,24 @@ private:
                 arith::MulIOp::create(nb, l, steps, c(g.dilation[d]))));
           }
           Value base = createFlatPosition(nb, l, starts, g.in);
-          Value cur = createLowestValue(nb, l, elemType);
+          // f16/bf16 compare and select in f32 (exact; LLVM cannot select
+          // vectors of bf16 on x86).
+          Type computeType = getAccumulatorType(elemType);
+          Value cur = createLowestValue(nb, l, computeType);
           Value curIndex = createFlatPosition(nb, l, firstValid, g.in);
           for (auto [k, offset] : llvm::enumerate(window)) {
             int64_t flatOffset = 0;
             for (size_t d = 0; d < g.rank(); ++d)
               flatOffset = flatOffset * g.in[d] + offset[d] * g.dilation[d];
-            Value v = args[k];
+            Value v = castScalar(nb, l, args[k], computeType);
             Value takes = createMaxPoolTakes(nb, l, v, cur);
             Value position = arith::AddIOp::create(
                 nb, l, base, createIntConstant(nb, l, nb.getI64Type(), flatOffset));
             cur = arith::SelectOp::create(nb, l, takes, v, cur);
             curIndex = arith::SelectOp::create(nb, l, takes, position, curIndex);
           }
-          linalg::YieldOp::create(nb, l, ValueRange{cur, curIndex});
+          linalg::YieldOp::create(
+              nb, l, ValueRange{castScalar(nb, l, cur, elemType), curIndex});
         });
     return {generic.getResult(0), generic.getResult(1)};
   }

@@ -326,19 +326,25 @@ std::pair<Value, Value> createGatheredMax(OpBuilder &b, Location loc,
                                           ArrayRef<GatherDim> dims,
                                           RankedTensorType valuesType,
                                           RankedTensorType indicesType) {
-  Type elemType = valuesType.getElementType();
+  // f16/bf16 compare and select in f32 (exact; LLVM cannot select vectors
+  // of bf16 on x86).
+  Type computeType = getAccumulatorType(valuesType.getElementType());
   ArrayRef<int64_t> inSizes =
       cast<RankedTensorType>(input.getType()).getShape().take_back(dims.size());
-  Value initValues = createFilledTensor(b, loc, valuesType,
-                                        createLowestValue(b, loc, elemType));
+  Value initValues = createFilledTensor(
+      b, loc, valuesType.clone(computeType),
+      createLowestValue(b, loc, computeType));
   Value initIndices = createFilledTensor(
       b, loc, indicesType, createIntConstant(b, loc, b.getI64Type(), -1));
   SmallVector<Value> results = createTableGather(
-      b, loc, batchShape, dims, ValueRange{initValues, initIndices}, elemType,
+      b, loc, batchShape, dims, ValueRange{initValues, initIndices},
+      computeType,
       [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
           Value valid, ValueRange, ValueRange accs) -> SmallVector<Value> {
-        Value v =
-            tensor::ExtractOp::create(nb, l, input, concat(batch, positions));
+        Value v = castScalar(
+            nb, l,
+            tensor::ExtractOp::create(nb, l, input, concat(batch, positions)),
+            computeType);
         Value position = createFlatPosition(nb, l, positions, inSizes);
         Value first =
             arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, accs[1],
@@ -350,7 +356,8 @@ std::pair<Value, Value> createGatheredMax(OpBuilder &b, Location loc,
         return {arith::SelectOp::create(nb, l, takes, v, accs[0]),
                 arith::SelectOp::create(nb, l, takes, position, accs[1])};
       });
-  return {results[0], results[1]};
+  return {castTensor(b, loc, results[0], valuesType.getElementType()),
+          results[1]};
 }
 
 Value createGatheredMaxBackward(OpBuilder &b, Location loc, Value grad,
