@@ -184,6 +184,41 @@ def test_batch_norm_statistics_dtype_float64(dump_dir):
     assert_close(eager, lazy, rtol=1e-12, atol=1e-12)
 
 
+def test_batch_norm_float16_computed_natively(dump_dir):
+    # Eager torch 1.13 has no f16 CPU batch norm ("not implemented for
+    # 'Half'"); the lazy device computes it like bf16 (f32 sums and
+    # coefficients, one rounding): compared with eager f32 rounded to f16.
+    x = rnd(3, 2, 10) * 2 + 1
+    w, b = rnd(2), rnd(2)
+    ref = F.batch_norm(x, None, None, w, b, training=True).half()
+    lazy = F.batch_norm(x.half().to("lazy"), None, None, w.half().to("lazy"),
+                        b.half().to("lazy"), training=True)
+    torch._lazy.mark_step()
+    assert_close([ref], [lazy.cpu()], rtol=2e-3, atol=2e-3)
+    assert_native_with(dump_dir, "native_batch_norm")
+
+
+def test_batch_norm_of_a_permuted_view(dump_dir):
+    # The input is a permute of another lazy tensor (channels-last data
+    # viewed as NCHW).
+    x = rnd(2, 5, 4, 3) - 0.25
+    w, b = rnd(3), rnd(3)
+    fn = lambda x, w, b: F.batch_norm(x.permute(0, 3, 1, 2), None, None, w, b, training=True)
+    eager, lazy = run_both(fn, x, w, b, grad_inputs=(0, 1, 2))
+    split_close(eager, lazy, 1)
+    assert_native_with(dump_dir, "native_batch_norm", "permute_copy")
+
+
+def test_batch_norm_single_value_per_channel(dump_dir):
+    # torch.native_batch_norm accepts one value per channel in training
+    # (F.batch_norm refuses): var = 0, invstd = 1 / sqrt(eps).
+    x = rnd(1, 4)
+    fn = lambda x: torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
+    eager, lazy = run_both(fn, x)
+    assert_close(eager, lazy, **FWD)
+    assert_native_with(dump_dir, "native_batch_norm")
+
+
 # --- nn.BatchNorm modules: parameters' gradients, train and eval ---------------
 
 def run_module(module, x, train=True, steps=1, buffers=False):

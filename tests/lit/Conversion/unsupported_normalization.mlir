@@ -3,18 +3,6 @@
 // Batch/group norm graphs the lowering cannot express are reported with the
 // reason (the graph then runs through the TorchScript fallback, which raises
 // eager's error where there is one).
-func.func @eval_without_running_stats(%x: !torch.vtensor<[4,2],f32>) -> !torch.vtensor<[4,2],f32> {
-  %none = torch.constant.none
-  %false = torch.constant.bool false
-  %momentum = torch.constant.float 1.000000e-01
-  %eps = torch.constant.float 1.000000e-05
-  // expected-error @+1 {{unsupported op 'torch.aten.native_batch_norm': running_mean and running_var are needed in eval mode}}
-  %0:3 = torch.aten.native_batch_norm %x, %none, %none, %none, %none, %false, %momentum, %eps : (!torch.vtensor<[4,2],f32>, !torch.none, !torch.none, !torch.none, !torch.none, !torch.bool, !torch.float, !torch.float) -> (!torch.vtensor<[4,2],f32>, !torch.vtensor<[2],f32>, !torch.vtensor<[2],f32>)
-  return %0#0 : !torch.vtensor<[4,2],f32>
-}
-
-// -----
-
 func.func @run_time_training_flag(%x: !torch.vtensor<[4,2],f32>, %training: !torch.bool) -> !torch.vtensor<[4,2],f32> {
   %none = torch.constant.none
   %momentum = torch.constant.float 1.000000e-01

@@ -43,6 +43,11 @@ Value mulF(OpBuilder &b, Location loc, Value x, Value y) {
   return arith::MulFOp::create(b, loc, x, y);
 }
 
+constexpr const char *kMissingRunningStats =
+    "native_batch_norm: running_mean and running_var must be given in "
+    "evaluation mode (training=False); pass the running statistics or use "
+    "training=True (eager torch 1.13 crashes on this call)";
+
 /// The mean and invstd a training/eval batch norm op uses: per channel, in
 /// `accType`. Eval (and the backward in eval) reads the running
 /// statistics; the training backward reads save_mean/save_invstd.
@@ -90,11 +95,11 @@ public:
         return fail(op, rewriter,
                     "save_mean/save_invstd must be float with one value per "
                     "channel (or empty)");
-    bool eval = !*training;
-    if (eval &&
-        (isNone(adaptor.getRunningMean()) || isNone(adaptor.getRunningVar())))
-      return fail(op, rewriter,
-                  "running_mean and running_var are needed in eval mode");
+    // Eval without running statistics crashes eager torch 1.13: here it
+    // computes the batch statistics and fails a runtime check.
+    bool missingRunning = !*training && (isNone(adaptor.getRunningMean()) ||
+                                         isNone(adaptor.getRunningVar()));
+    bool eval = !*training && !missingRunning;
 
     Location loc = op.getLoc();
     Type elemType = inputType->getElementType();
@@ -156,6 +161,11 @@ public:
                           return castScalar(b, l, y, elemType);
                         });
 
+    if (missingRunning)
+      emitRuntimeCheck(rewriter, loc,
+                       arith::ConstantOp::create(rewriter, loc,
+                                                 rewriter.getBoolAttr(false)),
+                       kMissingRunningStats);
     // Eager CPU returns empty save_mean/save_invstd in eval; when LTC
     // types them [C], they hold the statistics that were used.
     FailureOr<Value> meanOut =
@@ -225,6 +235,8 @@ public:
     if (failed(weight))
       return fail(op, rewriter, "weight must be float with C elements");
     Value eps = getEpsF64(rewriter, loc, adaptor.getEps());
+    bool missingRunning = !*train && (isNone(adaptor.getRunningMean()) ||
+                                      isNone(adaptor.getRunningVar()));
     ChannelStats stats;
     if (*train) {
       FailureOr<Value> mean =
@@ -236,6 +248,12 @@ public:
                     "training needs save_mean/save_invstd (float, C "
                     "elements)");
       stats = {*mean, *invstd};
+    } else if (missingRunning) {
+      // Memory-safe values; the runtime check below reports the call.
+      stats = {createZeroTensor(rewriter, loc, channelType),
+               createFilledTensor(
+                   rewriter, loc, channelType,
+                   createScalarConstant(rewriter, loc, accType, 1.0))};
     } else {
       FailureOr<ChannelStats> running =
           getRunningStats(rewriter, loc, adaptor.getRunningMean(),
@@ -347,6 +365,13 @@ public:
                                              gradBiasType, [&] { return sum; });
     if (failed(gradInput) || failed(gradWeight) || failed(gradBias))
       return fail(op, rewriter, "cannot shape the gradients");
+    if (missingRunning)
+      emitRuntimeCheck(rewriter, loc,
+                       arith::ConstantOp::create(rewriter, loc,
+                                                 rewriter.getBoolAttr(false)),
+                       "native_batch_norm_backward: running_mean and "
+                       "running_var must be given in evaluation mode "
+                       "(train=False)");
     rewriter.replaceOp(op, ValueRange{*gradInput, *gradWeight, *gradBias});
     return success();
   }
