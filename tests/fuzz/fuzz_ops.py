@@ -293,7 +293,8 @@ def op_linear(b, a):
     k, n = a.shape[-1], b.dim_size()
     w = b.new_input((n, k), a.dtype)
     args, ops = [a.name, w.name], [a, w]
-    if b.flag():
+    # linear of a 1-D input adds the bias in place into a view (squeeze)
+    if b.flag() and (a.rank != 1 or b.cfg.allows("view_inplace_detach")):
         bias = b.new_input((n,), a.dtype)
         args.append(bias.name)
         ops.append(bias)
@@ -443,6 +444,9 @@ def op_cat(b, a):
         others.append(a)
     if stack and any(v.dtype != a.dtype for v in others):
         assume(b.cfg.allows("stack_mixed_dtypes"))
+    dtypes = {v.dtype for v in [a] + others}
+    if torch.bool in dtypes and len(dtypes) > 1:
+        assume(b.cfg.allows("cat_bool_with_other_dtypes"))
     args = ", ".join(v.name for v in [a] + others)
     fn = "stack" if stack else "cat"
     return b.emit(fn, f"torch.{fn}([{args}], {d})", [a] + others, exact=True)

@@ -101,24 +101,29 @@ class Worker:
             self.log = None
 
 
-def fails_after(history, source, timeout=120.0):
-    """Whether `source` fails in a fresh worker that first ran `history`."""
+def _failed_answer(answer):
+    return answer["status"] == "failed"
+
+
+def fails_after(history, source, is_failure=_failed_answer, timeout=120.0):
+    """Whether `source` fails (is_failure(answer), or a crash) in a fresh
+    worker that first ran `history`."""
     w = Worker(timeout=timeout, restart_on_failure=False)
     try:
         for h in history:
             w.run(h)
-        return w.run(source)["status"] == "failed"
+        return bool(is_failure(w.run(source)))
     except WorkerCrashed:
         return True
     finally:
         w.close()
 
 
-def minimize_history(history, source, budget=60):
+def minimize_history(history, source, is_failure=_failed_answer, budget=60):
     """A short subsequence of `history` after which `source` still fails in
     a fresh worker (delta debugging, at most `budget` worker runs), or None
     when even the whole history does not make it fail again."""
-    if not fails_after(history, source):
+    if not fails_after(history, source, is_failure):
         return None
     seq, n, runs = list(history), 2, 1
     while seq and runs < budget:
@@ -126,7 +131,7 @@ def minimize_history(history, source, budget=60):
         for i in range(0, len(seq), chunk):
             candidate = seq[:i] + seq[i + chunk:]
             runs += 1
-            if fails_after(candidate, source):
+            if fails_after(candidate, source, is_failure):
                 seq, n = candidate, max(n - 1, 2)
                 break
             if runs >= budget:

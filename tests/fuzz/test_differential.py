@@ -90,12 +90,16 @@ def _depends_on_history(kind, message, program):
     shortest history that still makes it fail, not raised (hypothesis would
     only call it flaky)."""
     history = worker().last_history
-    if not history or fails_after([], program.source):
+
+    def is_failure(answer):
+        return answer["status"] == "failed" or (
+            answer["status"] == "ok" and unexpected_fallbacks(program, answer["metrics"]))
+    if not history or fails_after([], program.source, is_failure):
         return False
     if len(STATE_BUGS) >= 3:  # minimizing costs minutes: report the first few
         event("failure depending on earlier programs (not minimized): " + kind)
         return True
-    prefix = minimize_history(history, program.source)
+    prefix = minimize_history(history, program.source, is_failure)
     script = state_reproducer(prefix if prefix is not None else history, program.source)
     note_ = "" if prefix is not None else " (did not fail again even after the whole history)"
     STATE_BUGS.append((kind, message + note_, script))
