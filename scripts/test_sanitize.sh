@@ -15,13 +15,20 @@ source "$ROOT/scripts/env.sh"
 "$ROOT/scripts/build.sh" --sanitize
 
 SUPP="$ROOT/scripts/sanitizer"
-ASAN_RT="$(g++ -print-file-name=libasan.so)"
+REPORTS="$BUILD/sanitizer-reports"
+rm -rf "$REPORTS" && mkdir -p "$REPORTS"
+# python is not linked against the ASan runtime: it must come first (LD_PRELOAD),
+# and libstdc++ right after it, or ASan cannot find the real __cxa_throw
+# ("CHECK failed: real___cxa_throw != 0" at the first C++ exception).
+PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libstdc++.so.6)"
 # halt_on_error: the first report ends the process with a non-zero status.
-# detect_stack_use_after_return stays off: the JIT-compiled code and libtorch
-# are not instrumented and switch stacks in ways it misreports.
-COMMON_ASAN="halt_on_error=1:strict_string_checks=1:check_initialization_order=1:detect_container_overflow=1"
-export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp"
-export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0"
+# Reports go to files (log_path), also from child processes and from under
+# pytest's output capture, and are printed at the end.
+COMMON_ASAN="halt_on_error=1:strict_string_checks=1:check_initialization_order=1:detect_container_overflow=1:log_path=$REPORTS/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$SUPP/ubsan.supp:log_path=$REPORTS/ubsan"
+# use_tls=0: LeakSanitizer's tracer crashes (SIGSEGV) reading the TLS of the
+# libomp threads (libomp is dlopen'ed privately by the runtime).
+export LSAN_OPTIONS="suppressions=$SUPP/lsan.supp:print_suppressions=0:use_tls=0"
 
 status=0
 echo "== unit tests (GoogleTest) under ASan+UBSan+LSan =="
@@ -34,8 +41,14 @@ echo "== python tests under ASan+UBSan (runtime preloaded; leaks not checked) ==
 # Python and libtorch keep their allocations until exit by design, so
 # LeakSanitizer would only report theirs: detect_leaks=0 here.
 if [ $# -eq 0 ]; then
-  set -- "$ROOT/tests/e2e" "$ROOT/tests/reliability" "$ROOT/tests/models/test_mlp_training.py"
+  set -- "$ROOT/tests/e2e" "$ROOT/tests/reliability" "$ROOT/tests/models" "$ROOT/tests/fuzz"
 fi
-LD_PRELOAD="$ASAN_RT" ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=0" \
+LD_PRELOAD="$PRELOAD" ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=0" \
   "$PY" -m pytest -q -p no:cacheprovider "$@" || status=1
+
+if compgen -G "$REPORTS/*" > /dev/null; then
+  echo "== sanitizer reports ($REPORTS) =="
+  for f in "$REPORTS"/*; do echo "--- $f"; cat "$f"; done
+  status=1
+fi
 exit $status

@@ -88,3 +88,14 @@ ltc_mlir.init()
 def reproducer(program_source):
     """A standalone script: the program, the harness, a call to check()."""
     return PRELUDE + program_source + HARNESS + REPRO_FOOTER
+
+
+def state_reproducer(history, source):
+    """A standalone script for a failure that needs earlier programs in the
+    same process: each program runs (and is checked) in turn, the last fails."""
+    progs = ",\n".join("r'''" + p + "'''" for p in list(history) + [source])
+    return (PRELUDE + "HARNESS = r'''" + HARNESS + "'''\n\nPROGRAMS = [\n" + progs + "]\n\n"
+            "for i, program in enumerate(PROGRAMS):\n"
+            "    ns = {\"torch\": torch, \"F\": F, \"ltc_mlir\": ltc_mlir}\n"
+            "    exec(program + HARNESS, ns)\n"
+            "    print(f\"program {i}:\", ns[\"check\"]()[\"fallback_ops\"])\n")

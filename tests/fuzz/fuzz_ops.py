@@ -161,6 +161,8 @@ def op_binary(b, a):
 
 def op_div(b, a):
     p = partner(b, a, FLOATS + (torch.int64,))
+    if p.dtype not in FLOATS:
+        assume(b.cfg.allows("int_abs"))
     den = f"({p.name}.abs() + 0.5)" if p.dtype in FLOATS else f"({p.name}.abs() + 1)"
     return b.emit("div", f"{a.name} / {den}", [a, p])
 
@@ -291,7 +293,8 @@ def op_linear(b, a):
     k, n = a.shape[-1], b.dim_size()
     w = b.new_input((n, k), a.dtype)
     args, ops = [a.name, w.name], [a, w]
-    if b.flag():
+    # linear of a 1-D input adds the bias in place into a view (squeeze)
+    if b.flag() and (a.rank != 1 or b.cfg.allows("view_inplace_detach")):
         bias = b.new_input((n,), a.dtype)
         args.append(bias.name)
         ops.append(bias)
@@ -310,8 +313,10 @@ def op_matmul(b, a):
 # ---- views and data movement ------------------------------------------------
 
 def view(b, tag, a, expr):
-    return b.emit(tag, expr, [a], exact=True, fresh=False,
-                  view_of=a.view_of or (a.name if a.fresh else None))
+    v = b.emit(tag, expr, [a], exact=True, fresh=False,
+               view_of=a.view_of or (a.name if a.fresh else None))
+    v.mutated = a.mutated  # a view of a tensor written in place
+    return v
 
 
 def op_transpose(b, a):
@@ -398,6 +403,8 @@ def op_expand(b, a):
 def op_as_strided(b, a):
     if not a.fresh:
         assume(a.view_of is not None and b.cfg.allows("as_strided_on_view"))
+    if b.backward:
+        assume(b.cfg.allows("as_strided_backward"))
     storage = a.t.storage().size()
     assume(storage > 0)
     rank = b.int_in(1, 3)
@@ -417,6 +424,8 @@ def op_copy(b, a):
     if form == "contiguous":
         return b.emit("clone", f"{a.name}.contiguous()", [a], exact=True,
                       fresh=a.fresh or not a.t.is_contiguous())
+    if a.mutated:
+        assume(b.cfg.allows("view_inplace_detach"))
     return view(b, "detach", a, f"{a.name}.detach()")
 
 
@@ -435,6 +444,9 @@ def op_cat(b, a):
         others.append(a)
     if stack and any(v.dtype != a.dtype for v in others):
         assume(b.cfg.allows("stack_mixed_dtypes"))
+    dtypes = {v.dtype for v in [a] + others}
+    if torch.bool in dtypes and len(dtypes) > 1:
+        assume(b.cfg.allows("cat_bool_with_other_dtypes"))
     args = ", ".join(v.name for v in [a] + others)
     fn = "stack" if stack else "cat"
     return b.emit(fn, f"torch.{fn}([{args}], {d})", [a] + others, exact=True)
@@ -538,7 +550,7 @@ def op_convert(b, a):
 def op_inplace(b, a):
     """Clone, then write into a view of the clone; the result is the clone."""
     if b.backward and not a.fresh and a not in b.inputs:  # a is a view
-        assume(b.cfg.allows("inplace_on_clone_of_view"))
+        assume(b.cfg.allows("view_inplace_detach"))
     out = f"v{len(b.vals)}"
     lines, ops = [f"{out} = {a.name}.clone()"], [a]
     form = b.pick(["slice", "select", "whole", "transposed", "flat"])
@@ -573,7 +585,9 @@ def op_inplace(b, a):
             lines.append(f"{out}{idx}.zero_()")
         else:
             lines.append(f"{out}{idx} = {scalar(b, a)}")
-    return b.emit("inplace", None, ops, pre=lines)
+    v = b.emit("inplace", None, ops, pre=lines)
+    v.mutated = True
+    return v
 
 
 def op_inplace_view_detach(b, a):

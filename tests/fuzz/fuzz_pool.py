@@ -20,15 +20,19 @@ class WorkerCrashed(Exception):
 
 
 class Worker:
-    def __init__(self, timeout=120.0, env=None):
+    def __init__(self, timeout=120.0, env=None, restart_on_failure=True):
         self.timeout = timeout
         self.env = env
+        self.restart_on_failure = restart_on_failure
         self.proc = None
         self.log = None
         self.restarts = 0
+        self.history = []       # programs run by the current process, in order
+        self.last_history = []  # ... by the process that ran the last failing one
 
     def _start(self):
         self.log = tempfile.TemporaryFile(mode="w+")
+        self.history = []
         env = dict(os.environ)
         env.update(self.env or {})
         self.proc = subprocess.Popen([sys.executable, _WORKER], stdin=subprocess.PIPE,
@@ -67,12 +71,15 @@ class Worker:
         if self.proc is None:
             self._start()
         offset = self.log.seek(0, os.SEEK_END)
+        self.last_history = self.history[:]
+        self.history.append(source)
         self.proc.stdin.write(json.dumps({"source": source}) + "\n")
         self.proc.stdin.flush()
         answer = self._answer(offset)
         if answer["status"] == "failed":
             answer["stderr"] = self._stderr_since(offset)
-            self.restart()
+            if self.restart_on_failure:
+                self.restart()
         return answer
 
     def restart(self):
@@ -92,3 +99,45 @@ class Worker:
         if self.log is not None:
             self.log.close()
             self.log = None
+
+
+def _failed_answer(answer):
+    return answer["status"] == "failed"
+
+
+def fails_after(history, source, is_failure=_failed_answer, timeout=120.0):
+    """Whether `source` fails (is_failure(answer), or a crash) in a fresh
+    worker that first ran `history`."""
+    w = Worker(timeout=timeout, restart_on_failure=False)
+    try:
+        for h in history:
+            w.run(h)
+        return bool(is_failure(w.run(source)))
+    except WorkerCrashed:
+        return True
+    finally:
+        w.close()
+
+
+def minimize_history(history, source, is_failure=_failed_answer, budget=60):
+    """A short subsequence of `history` after which `source` still fails in
+    a fresh worker (delta debugging, at most `budget` worker runs), or None
+    when even the whole history does not make it fail again."""
+    if not fails_after(history, source, is_failure):
+        return None
+    seq, n, runs = list(history), 2, 1
+    while seq and runs < budget:
+        chunk = -(-len(seq) // n)
+        for i in range(0, len(seq), chunk):
+            candidate = seq[:i] + seq[i + chunk:]
+            runs += 1
+            if fails_after(candidate, source, is_failure):
+                seq, n = candidate, max(n - 1, 2)
+                break
+            if runs >= budget:
+                break
+        else:
+            if n >= len(seq):
+                break
+            n = min(len(seq), 2 * n)
+    return seq

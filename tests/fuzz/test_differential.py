@@ -28,9 +28,9 @@ from hypothesis.control import current_build_context
 
 from fuzz_builder import Config
 from fuzz_chains import allowed_fallbacks, programs, unexpected_fallbacks
-from fuzz_harness import reproducer
+from fuzz_harness import reproducer, state_reproducer
 from fuzz_known import include_known
-from fuzz_pool import Worker, WorkerCrashed
+from fuzz_pool import Worker, WorkerCrashed, fails_after, minimize_history
 
 CI_EXAMPLES = 80
 EXAMPLES = int(os.environ.get("LTC_MLIR_FUZZ_EXAMPLES", "0") or 0)
@@ -39,6 +39,7 @@ CONFIG = Config(max_ops=8 if LONG else 6, known=include_known())
 REPRO_DIR = os.environ.get("LTC_MLIR_FUZZ_REPRO_DIR")
 
 FOUND = []  # long mode: (kind, ops of the minimal program, reproducer source)
+STATE_BUGS = []  # failures that need earlier programs in the same process
 STATS = {"examples": 0, "native": 0, "expected_fallback": 0, "backward": 0,
          "fallback_ops": {}, "invalid": 0, "failed": 0, "worker_restarts": 0}
 
@@ -83,12 +84,42 @@ def _known_already(kind, program):
     return any(kind == k and set(tags) <= mine for k, tags, _ in FOUND)
 
 
+def _depends_on_history(kind, message, program):
+    """A failure that does not reproduce in a fresh process depends on what
+    the worker ran before (a cache, a reused buffer): it is recorded with the
+    shortest history that still makes it fail, not raised (hypothesis would
+    only call it flaky)."""
+    history = worker().last_history
+
+    def is_failure(answer):
+        return answer["status"] == "failed" or (
+            answer["status"] == "ok" and unexpected_fallbacks(program, answer["metrics"]))
+    if not history or fails_after([], program.source, is_failure):
+        return False
+    if len(STATE_BUGS) >= 3:  # minimizing costs minutes: report the first few
+        event("failure depending on earlier programs (not minimized): " + kind)
+        return True
+    prefix = minimize_history(history, program.source, is_failure)
+    script = state_reproducer(prefix if prefix is not None else history, program.source)
+    note_ = "" if prefix is not None else " (did not fail again even after the whole history)"
+    STATE_BUGS.append((kind, message + note_, script))
+    if REPRO_DIR:
+        os.makedirs(REPRO_DIR, exist_ok=True)
+        name = hashlib.sha1(script.encode()).hexdigest()[:10]
+        with open(os.path.join(REPRO_DIR, f"state_repro_{name}.py"), "w") as f:
+            f.write(f"# {kind} (needs the earlier programs){note_}\n" + script)
+    event("failure depending on earlier programs: " + kind)
+    return True
+
+
 def _failed(kind, message, program):
     """Reports a failure of this example (or, in a long run's later rounds,
     lets a known one pass)."""
     STATS["failed"] += 1
     if LONG and _known_already(kind, program):
         event("known failure: " + kind)
+        return
+    if _depends_on_history(kind, message, program):
         return
     if current_build_context().is_final:
         FOUND.append((kind, program.tags + program.features, program.source))
@@ -155,6 +186,12 @@ def examples_runner(max_examples, round_=0):
 @pytest.mark.skipif(LONG, reason="long mode: test_long_run")
 def test_lazy_matches_eager():
     examples_runner(CI_EXAMPLES)()
+    assert_no_state_bugs()
+
+
+def assert_no_state_bugs():
+    assert not STATE_BUGS, "failures that depend on earlier programs in the process:\n\n" + \
+        "\n\n".join(f"--- {kind}: {msg}\n{script}" for kind, msg, script in STATE_BUGS)
 
 
 MAX_ROUNDS = 30
@@ -181,3 +218,4 @@ def test_long_run():
     summary += "\n\n(each program runs with the harness of fuzz_harness.py: see the " \
                "reproducers printed above, or LTC_MLIR_FUZZ_REPRO_DIR)"
     assert not FOUND, f"{len(FOUND)} distinct failures:\n\n{summary}"
+    assert_no_state_bugs()
