@@ -108,6 +108,16 @@ ViewOrigin FindViewOrigin(const at::Tensor& tensor) {
   if (!view || !view->has_bw_view() || !view->get_backward_view().has_view_fn()) return origin;
   const torch::autograd::ViewInfo& info = view->get_backward_view();
   if (tensor.requires_grad() && !info.base_.requires_grad()) return origin;
+  // A view chained onto an output of split/unbind/chunk (multi-output
+  // views carry no view_fn) gets autograd's replay function that always
+  // throws ("This view is the output of a function that returns multiple
+  // views"): such a view counts as its own base.
+  try {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    info.view_fn()(at::empty(info.base_.sizes(), info.base_.options().device(at::kMeta)));
+  } catch (const c10::Error&) {
+    return origin;
+  }
   origin.base = info.base_;
   origin.view_fn = info.view_fn();
   return origin;

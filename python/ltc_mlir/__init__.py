@@ -15,6 +15,7 @@ import torch as _torch  # loads libtorch before our extension needs it
 import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
+from . import _module_fixes
 from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
@@ -31,6 +32,7 @@ def init():
     _C._check_environment()
     _C._init()
     _tensor_fixes.install()
+    _module_fixes.install()
     if _torch.Tensor.contiguous is not _contiguous:
         _torch.Tensor.contiguous = _contiguous
     _raise_graph_errors_at_mark_step()

@@ -215,7 +215,10 @@ def test_batch_norm_single_value_per_channel(dump_dir):
     x = rnd(1, 4)
     fn = lambda x: torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
     eager, lazy = run_both(fn, x)
-    assert_close(eager, lazy, **FWD)
+    # The output is x - mean = 0 times 1/sqrt(eps) ~ 316: eager's is rounding
+    # noise of that size (up to ~3e-5), ours exactly 0.
+    assert_close(eager[:1], lazy[:1], rtol=0, atol=1e-4)
+    assert_close(eager[1:], lazy[1:], **FWD)
     assert_native_with(dump_dir, "native_batch_norm")
 
 

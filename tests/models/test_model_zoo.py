@@ -2,8 +2,12 @@
 
 Each model runs in its own process (an abort fails only its case) and is
 checked twice from one run:
-- values: every parameter after 3 optimizer steps matches eager
-  (relative 1e-4, f32), whatever ran natively;
+- values: after 3 optimizer steps every parameter and buffer is as close
+  to a float64 eager run as eager float32 is (within 3x, or 1e-5 of the
+  tensor's largest value), whatever ran natively. Comparing with eager f32
+  alone cannot tell a bug from the model's own sensitivity: a small BN
+  batch or a zero-gradient bias under Adam make eager f32 itself differ
+  from f64 by several percent;
 - native: every graph execution ran native code and `fallback_ops` is empty.
 The native check is a strict xfail, with its reason, for the models whose ops
 the compiler does not lower yet: when one starts passing, the xfail fails
@@ -27,12 +31,14 @@ MODELS = {
                   "(torch.randn(4, 3, 16, 16, generator=g), torch.randint(0, 10, (4,), generator=g))",
                   "F.cross_entropy(model(x), y)",
                   "torch.optim.SGD(params, lr=0.05, momentum=0.9)"),
+    # 4 x 64 x 64, not smaller: with 2 x 32 x 32 the last stage's batch norms
+    # see 2 values per channel and eager f32 itself is 9% off float64.
     "resnet18": ("torchvision.models.resnet18(num_classes=10)",
-                 "(torch.randn(2, 3, 32, 32, generator=g), torch.randint(0, 10, (2,), generator=g))",
+                 "(torch.randn(4, 3, 64, 64, generator=g), torch.randint(0, 10, (4,), generator=g))",
                  "F.cross_entropy(model(x), y)",
                  "torch.optim.SGD(params, lr=0.01, momentum=0.9, weight_decay=1e-4)"),
     "mobilenet_v2": ("torchvision.models.mobilenet_v2(num_classes=10)",
-                     "(torch.randn(2, 3, 32, 32, generator=g), torch.randint(0, 10, (2,), generator=g))",
+                     "(torch.randn(4, 3, 64, 64, generator=g), torch.randint(0, 10, (4,), generator=g))",
                      "F.cross_entropy(model(x), y)",
                      "torch.optim.SGD(params, lr=0.01, momentum=0.9)"),
     "nanogpt": ("zoo.NanoGPT()",
@@ -72,16 +78,17 @@ import zoo
 torch.manual_seed(0)
 eager = {ctor}
 lazy = copy.deepcopy(eager).to("lazy")
+reference = copy.deepcopy(eager).double()
 g = torch.Generator().manual_seed(123)
 batches = [{batch} for _ in range(3)]
-def to(b, dev):
-    return tuple(t.to(dev) for t in b)
-def train(model, device):
+def to(b, dev, dtype):
+    return tuple(t.to(dev, dtype) if t.is_floating_point() else t.to(dev) for t in b)
+def train(model, device, dtype=torch.float32):
     params = list(model.parameters())
     opt = {opt}
     model.train()
     for b in batches:
-        x, y = to(b, device)
+        x, y = to(b, device, dtype)
         opt.zero_grad(set_to_none=True)
         loss = {loss}
         loss.backward()
@@ -92,17 +99,25 @@ ltc_mlir.reset_metrics()
 train(lazy, "lazy")
 m = ltc_mlir.metrics()
 train(eager, "cpu")
-worst = 0.0
-worst_name = ""
-for (name, p), q in zip(lazy.state_dict().items(), eager.state_dict().values()):
-    p = p.detach().cpu().double(); q = q.detach().double()
-    if p.shape != q.shape:
+train(reference, "cpu", torch.float64)
+# Per tensor: error of lazy and of eager f32 against float64, relative to
+# the tensor's largest value; the worst lazy/allowed ratio is reported.
+worst, worst_name, worst_errors = 0.0, "", None
+for (name, p), q, r in zip(lazy.state_dict().items(), eager.state_dict().values(),
+                           reference.state_dict().values()):
+    p = p.detach().cpu().double(); q = q.detach().double(); r = r.detach().double()
+    if p.shape != r.shape:
         worst, worst_name = float("inf"), name + " (shape)"
         break
-    rel = ((p - q).abs() / (q.abs() + 1e-3)).max().item() if p.numel() else 0.0
-    if rel > worst:
-        worst, worst_name = rel, name
-emit({{"worst_rel": worst, "worst_name": worst_name,
+    if not p.numel():
+        continue
+    scale = r.abs().max().item() + 1e-12
+    lazy_err = (p - r).abs().max().item() / scale
+    eager_err = (q - r).abs().max().item() / scale
+    ratio = lazy_err / max(3 * eager_err, 1e-5)
+    if ratio > worst:
+        worst, worst_name, worst_errors = ratio, name, (lazy_err, eager_err)
+emit({{"worst_ratio": worst, "worst_name": worst_name, "worst_errors": worst_errors,
        "fallback_ops": m["fallback_ops"], "fallback_reasons": m["fallback_reasons"][:5],
        "execute_count": m["execute_count"], "native_execute_count": m["native_execute_count"]}})
 """
@@ -118,8 +133,10 @@ def train_model(name):
 @pytest.mark.parametrize("name", sorted(MODELS))
 def test_parameters_match_eager(name):
     r = train_model(name)
-    # Relative to |eager| + 1e-3, over parameters and buffers (BN running stats).
-    assert r["worst_rel"] <= 1e-4, f"{r['worst_name']} differs by rel {r['worst_rel']:.3g}"
+    # Over parameters and buffers (BN running stats).
+    assert r["worst_ratio"] <= 1.0, (
+        f"{r['worst_name']}: lazy is {r['worst_errors'][0]:.3g} from float64, eager f32 "
+        f"{r['worst_errors'][1]:.3g} (relative to the largest value)")
 
 
 def _native_case(name):

@@ -41,7 +41,11 @@ class CausalSelfAttention(nn.Module):
 
     def __init__(self, dim, heads, block):
         super().__init__()
-        self.c_attn = nn.Linear(dim, 3 * dim)
+        # No bias (nanoGPT's `bias=False` configuration): the key bias gets a
+        # zero gradient analytically (softmax ignores a per-row shift), so
+        # AdamW would turn its rounding noise into lr-sized steps that differ
+        # between any two correct implementations.
+        self.c_attn = nn.Linear(dim, 3 * dim, bias=False)
         self.c_proj = nn.Linear(dim, dim)
         self.heads, self.dim = heads, dim
         self.register_buffer("bias", torch.tril(torch.ones(block, block)).view(1, 1, block, block))

@@ -377,15 +377,19 @@ bool Compilation::jit(CompiledFunction &function) {
           if (void *address = options.symbolResolver(name))
             externals[name] = address;
   };
-  // Extra target features replace the host's feature string of every
-  // function, so it is spelled out: the host's, then the extra ones.
+  // Every function gets the host's feature string spelled out, then
+  // -avx512bf16 (and its newer siblings), then the extra ones. Without the
+  // BF16 instructions: bf16 is computed in f32 and converted with integer
+  // ops (the pipeline), so they are never needed, and with them LLVM 22's
+  // x86 backend aborts the process ("Do not know how to soft promote this
+  // operator's operand") on an insertelement into a vector of bf16, which a
+  // strided bf16 copy produces.
   std::string features;
-  if (!options.targetFeatures.empty()) {
-    for (const auto &feature : llvm::sys::getHostCPUFeatures())
-      features += (feature.getValue() ? "+" : "-") + feature.getKey().str() +
-                  ",";
-    features += options.targetFeatures;
-  }
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features += (feature.getValue() ? "+" : "-") + feature.getKey().str() + ",";
+  features += "-avx512bf16,-amx-bf16,-avxneconvert";
+  if (!options.targetFeatures.empty())
+    features += "," + options.targetFeatures;
   std::function<llvm::Error(llvm::Module *)> transformer =
       [&](llvm::Module *llvmModule) {
         for (llvm::Function &f : *llvmModule) {
@@ -395,8 +399,7 @@ bool Compilation::jit(CompiledFunction &function) {
           // would otherwise split 512-bit vectors in two.
           if (wide)
             f.addFnAttr("prefer-vector-width", "512");
-          if (!features.empty())
-            f.addFnAttr("target-features", features);
+          f.addFnAttr("target-features", features);
         }
         if (llvm::Error err = optimizer(llvmModule))
           transformError = llvm::toString(std::move(err));

@@ -61,7 +61,9 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << "convert-scf-to-openmp,canonicalize,";
   // LLVM dialect. expand-strided-metadata emits affine.apply, so it runs
   // before lower-affine; memref must be finalized before scf-to-cf.
-  os << "expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
+  // (ltc-unit-step-subviews: expand-strided-metadata crashes on some
+  // rank-reducing subviews, see UnitStepSubviews.cpp.)
+  os << "ltc-unit-step-subviews,expand-strided-metadata,lower-affine,finalize-memref-to-llvm{use-generic-functions=true},"
      << "convert-scf-to-cf,"
      // f16/bf16 math functions are computed in f32 (libm has none).
      << "math-extend-to-supported-types{target-type=f32},"
@@ -199,6 +201,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createBlockAccumulationPass);
   registerPass(createSplitPartialTransferWritesPass);
   registerPass(createFuseElementwisePass);
+  registerPass(createUnitStepSubviewsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

@@ -99,6 +99,12 @@ std::unique_ptr<mlir::Pass> createBlockAccumulationPass();
 /// bufferization.
 std::unique_ptr<mlir::Pass> createSplitPartialTransferWritesPass();
 
+/// `ltc-unit-step-subviews` (any op): sets the step of size-1 dims of
+/// rank-reducing memref.subview ops to 1 (MLIR 22's getDroppedDims, called
+/// by expand-strided-metadata, crashes on them), casting back to the
+/// original type.
+std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
+
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();
 
