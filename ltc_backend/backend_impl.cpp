@@ -166,6 +166,8 @@ void InitBackend() {
     // every Lazy kernel (ours included).
     RegisterSplitKernels();
     RegisterBatchNormKernel();
+    RegisterPromotingKernels();
+    RegisterZeroTensorKernel();
     RegisterStorageOps();
     RegisterToLazyGuard();
     RegisterViewKernels();

@@ -43,12 +43,13 @@ def run_both(fn, *inputs, grad_inputs=(), seed=0):
     return results[0], results[1]
 
 
-def assert_close(eager, lazy, rtol=1e-5, atol=1e-6):
+def assert_close(eager, lazy, rtol=1e-5, atol=1e-6, equal_nan=False):
     assert len(eager) == len(lazy)
     for i, (e, l) in enumerate(zip(eager, lazy)):
         assert e.dtype == l.dtype, f"output {i}: dtype {l.dtype} != eager {e.dtype}"
         assert e.shape == l.shape, f"output {i}: shape {tuple(l.shape)} != eager {tuple(e.shape)}"
-        torch.testing.assert_close(l, e, rtol=rtol, atol=atol, msg=lambda m: f"output {i}: {m}")
+        torch.testing.assert_close(l, e, rtol=rtol, atol=atol, equal_nan=equal_nan,
+                                   msg=lambda m: f"output {i}: {m}")
 
 
 def assert_all_native():

@@ -21,6 +21,14 @@ void RegisterSplitKernels();
 // (batch_norm_kernel.cpp): LTC's lowering updated them once per graph run.
 void RegisterBatchNormKernel();
 
+// stack/cat convert mixed-dtype operands to eager's promoted dtype
+// (promoting_kernels.cpp): LTC's stack took the first operand's dtype.
+void RegisterPromotingKernels();
+
+// _efficientzerotensor as lazy zeros (zero_tensor_kernel.cpp): the CPU
+// ZeroTensor of the eager fallback broke sgn/sign/round backward.
+void RegisterZeroTensorKernel();
+
 // set_(source) raises (storage_ops.cpp): a lazy tensor has no storage to share.
 void RegisterStorageOps();
 

@@ -82,7 +82,11 @@ def test_max_pool2d_dtypes(dump_dir, dtype):
     x = rnd(2, 3, 9, 9, dtype=dtype)
     fn = lambda a: F.max_pool2d(a, 3, 2, 1, return_indices=True)
     eager, lazy = run_both(fn, x, grad_inputs=(0,))
-    assert_close(eager, lazy, rtol=0, atol=0)
+    assert_close(eager[:2], lazy[:2], rtol=0, atol=0)
+    # The input gradient sums the gradients of overlapping windows: eager
+    # rounds bf16 after each addition, we add in f32 and round once (1 ulp).
+    ulp = 2.0 ** -7 if dtype == torch.bfloat16 else 0.0
+    assert_close(eager[2:], lazy[2:], rtol=ulp, atol=0)
     assert_compiled_ops(dump_dir, "max_pool2d_with_indices",
                         "max_pool2d_with_indices_backward")
 
@@ -106,7 +110,7 @@ def test_max_pool2d_nan_and_minus_inf(dump_dir, k):
     x[0, 1, :5, :5] = float("-inf")       # windows of -inf: first in-image index
     fn = lambda a: F.max_pool2d(a, k, 2, k // 2, return_indices=True)
     eager, lazy = run_both(fn, x, grad_inputs=(0,))
-    assert_close(eager, lazy, rtol=0, atol=0, )
+    assert_close(eager, lazy, rtol=0, atol=0, equal_nan=True)  # NaN where eager has NaN
     assert_compiled_ops(dump_dir, "max_pool2d_with_indices",
                         "max_pool2d_with_indices_backward")
 

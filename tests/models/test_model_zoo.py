@@ -63,10 +63,10 @@ MODELS = {
 # Models whose graphs still leave native code, and why (issue "Real models
 # compile natively"). Remove an entry when the model runs natively.
 NOT_NATIVE_YET = {
-    "resnet18": "some graphs still fall back (merged conv/pool/norm lowerings; not yet analysed)",
-    "mobilenet_v2": "hardtanh_ has no Lazy kernel in torch 1.13 (syncs per ReLU6)",
-    "nanogpt": "masked_fill, split, arange not native yet",
-    "opt_decoder": "cumsum, masked_fill, arange, bmm/max not native yet",
+    "mobilenet_v2": "native_dropout (+ backward) not lowered; hardtanh_ has no Lazy kernel "
+                    "in torch 1.13 (syncs per ReLU6)",
+    "nanogpt": "aten::arange not lowered (every graph falls back)",
+    "opt_decoder": "aten::arange not lowered (every graph falls back)",
 }
 
 _BODY = """

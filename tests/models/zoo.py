@@ -95,6 +95,12 @@ class NanoGPT(nn.Module):
         return self.lm_head(self.ln_f(x))
 
 
+# Hugging Face OPT masks with finfo(dtype).min; the f32 value is used for any
+# dtype so that the float64 reference run of the tests computes the same
+# function (with f64's min, fully masked rows differ).
+MASK_MIN = torch.finfo(torch.float32).min
+
+
 class OPTAttention(nn.Module):
     """Hugging Face OPT's attention: separate q/k/v projections, scaled q,
     bmm over (batch*heads), an additive mask, softmax, bmm."""
@@ -115,7 +121,7 @@ class OPTAttention(nn.Module):
         k = self._shape(self.k_proj(x), T, B).view(B * self.heads, T, self.head_dim)
         v = self._shape(self.v_proj(x), T, B).view(B * self.heads, T, self.head_dim)
         w = torch.bmm(q, k.transpose(1, 2)).view(B, self.heads, T, T) + mask
-        w = torch.max(w, torch.tensor(torch.finfo(w.dtype).min, device=w.device))
+        w = torch.max(w, torch.tensor(MASK_MIN, dtype=w.dtype, device=w.device))
         w = F.softmax(w.view(B * self.heads, T, T), dim=-1)
         out = torch.bmm(w, v).view(B, self.heads, T, self.head_dim).transpose(1, 2)
         return self.out_proj(out.reshape(B, T, C))
@@ -151,8 +157,8 @@ class OPTDecoder(nn.Module):
         B, T = ids.shape
         positions = (torch.cumsum(attention_mask, dim=1).type_as(attention_mask) * attention_mask).long() - 1
         x = self.embed_tokens(ids) + self.embed_positions(positions + self.OFFSET)
-        neg = torch.finfo(x.dtype).min
-        causal = torch.full((T, T), neg, device=ids.device)
+        neg = MASK_MIN
+        causal = torch.full((T, T), neg, device=ids.device, dtype=x.dtype)
         cond = torch.arange(T, device=ids.device)
         causal = causal.masked_fill(cond < (cond + 1).view(T, 1), 0.0)
         expanded = attention_mask[:, None, None, :].expand(B, 1, T, T).to(x.dtype)

@@ -60,7 +60,10 @@ def lazy_graph_schemas():
             lazy = has_kernel(name, "Lazy")
         except RuntimeError:  # a TorchScript-only operator: no dispatcher entry
             lazy = False
-        if not mutates and lazy:
+        # Ops taking a Storage never become graph nodes: our Lazy kernel for
+        # them raises (storage_ops.cpp: lazy tensors have no storage).
+        takes_storage = any(str(a.type) == "Storage" for a in s.arguments)
+        if not mutates and lazy and not takes_storage:
             found.append(s)
     return found
 
@@ -101,6 +104,6 @@ def test_op_without_lowering_is_named_and_the_graph_falls_back():
     assert m["native_execute_count"] == 0, m
     (reason,) = m["fallback_reasons"]
     assert "unsupported aten::trace" in reason, reason
-    reproducer = reason.split("[reproducer: ")[1].rstrip("]")
-    text = open(reproducer).read()
-    assert "unsupported op 'torch.aten.trace': no lowering to linalg" in text, text
+    # A known limit, not a compiler bug: no reproducer file (the dump dir,
+    # LTC_MLIR_DUMP_DIR, has the module when wanted).
+    assert "[reproducer: " not in reason, reason

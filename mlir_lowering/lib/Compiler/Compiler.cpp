@@ -29,7 +29,9 @@
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Function.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/CrashRecoveryContext.h"
 #include "llvm/Support/DynamicLibrary.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/TargetSelect.h"
@@ -37,6 +39,8 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <atomic>
+#include <csignal>
+#include <cstring>
 #include <chrono>
 #include <mutex>
 #include <unistd.h>
@@ -44,6 +48,8 @@
 using namespace mlir;
 
 namespace ltc_mlir {
+void writeReproducerFile(const std::string &text, const CompileOptions &options,
+                         llvm::StringRef error, CompileResult &result);
 namespace {
 
 std::atomic<unsigned> reproducerCounter{0};
@@ -255,6 +261,13 @@ void Compilation::dump(StringRef stage, StringRef contents) {
 }
 
 void Compilation::writeReproducer(StringRef error) {
+  writeReproducerFile(text, options, error, result);
+}
+
+} // namespace
+
+void writeReproducerFile(const std::string &text, const CompileOptions &options,
+                         StringRef error, CompileResult &result) {
   if (options.reproducerDir.empty())
     return;
   std::string name = options.dumpName.empty() ? "graph" : options.dumpName;
@@ -272,6 +285,8 @@ void Compilation::writeReproducer(StringRef error) {
     pruneReproducers(options.reproducerDir, options.maxReproducers);
   }
 }
+
+namespace {
 
 bool Compilation::parse() {
   // Unknown torch ops (generic syntax) parse, then are reported by name.
@@ -491,17 +506,72 @@ bool Compilation::run() {
 
 } // namespace
 
+namespace {
+
+// LTC_MLIR_TEST_CRASH_IN_COMPILER=segv|fatal makes the next compilations
+// crash the way an MLIR/LLVM bug would (tests of the crash recovery).
+void crashForTestingIfAsked() {
+  const char *mode = std::getenv("LTC_MLIR_TEST_CRASH_IN_COMPILER");
+  if (!mode)
+    return;
+  if (std::string(mode) == "segv")
+    std::raise(SIGSEGV);
+  if (std::string(mode) == "fatal")
+    llvm::report_fatal_error("LTC_MLIR_TEST_CRASH_IN_COMPILER=fatal");
+}
+
+std::string describeCrash(int retCode) {
+  if (retCode > 128) {
+    int signal = retCode - 128;
+    const char *name = strsignal(signal);
+    std::string text = "signal " + std::to_string(signal) + " (" +
+                       (name ? name : "unknown");
+    if (signal == SIGABRT)
+      text += ": an LLVM fatal error or a failed check, see stderr";
+    return text + ")";
+  }
+  return "an LLVM fatal error (see \"LLVM ERROR\" on stderr)";
+}
+
+} // namespace
+
 CompileResult compileTorchModule(const std::string &torchDialectText,
                                  const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
   CompileResult result;
-  try {
-    initializeOnce();
-    Compilation compilation(torchDialectText, options, result);
-    (void)compilation.run();
-  } catch (const std::exception &e) {
+  // A crash inside MLIR or LLVM (a segfault, an LLVM fatal error that would
+  // exit or abort) must not take the user's process down: the compilation
+  // runs under llvm::CrashRecoveryContext, which turns the signal or the
+  // exit into a return here on this thread. The Compilation (its MLIR
+  // context may be half-updated) is then leaked, not destroyed. Crash
+  // recovery installs process-wide signal handlers, so it is enabled only
+  // around compilations, one at a time.
+  static std::mutex crashRecoveryMutex;
+  std::lock_guard<std::mutex> lock(crashRecoveryMutex);
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  Compilation *compilation = nullptr;
+  bool completed = recovery.RunSafely([&] {
+    try {
+      initializeOnce();
+      crashForTestingIfAsked();
+      compilation = new Compilation(torchDialectText, options, result);
+      (void)compilation->run();
+    } catch (const std::exception &e) {
+      result.function.reset();
+      result.error = std::string("internal error: ") + e.what();
+    }
+  });
+  llvm::CrashRecoveryContext::Disable();
+  if (completed) {
+    delete compilation;
+  } else {
     result.function.reset();
-    result.error = std::string("internal error: ") + e.what();
+    result.error = "the compiler crashed: " + describeCrash(recovery.RetCode) +
+                   ". This is a bug in ltc_mlir or MLIR/LLVM; please report it "
+                   "with the reproducer";
+    result.unsupportedOps.clear();
+    writeReproducerFile(torchDialectText, options, result.error, result);
   }
   result.compileTimeMs = std::chrono::duration<double, std::milli>(
                              std::chrono::steady_clock::now() - start)

@@ -141,8 +141,27 @@ struct PrepareFunctionBoundariesPass
               BoolAttr::get(ctx, false));
       func->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
                     UnitAttr::get(ctx));
+      freshZeroSizeResults(func);
       copyRepeatedResults(func);
     }
+  }
+
+  // A zero-element result has no data, but lowering may return the same
+  // tensor.empty that also serves as another op's init (backward through
+  // zero-size tensors): after bufferization two results share one buffer
+  // and buffer-results-to-out-params crashes. Each such result gets its own
+  // allocation (alloc_tensor: not merged by CSE).
+  static void freshZeroSizeResults(func::FuncOp func) {
+    func.walk([](func::ReturnOp ret) {
+      OpBuilder builder(ret);
+      for (OpOperand &operand : ret->getOpOperands()) {
+        auto type = llvm::dyn_cast<RankedTensorType>(operand.get().getType());
+        if (!type || !type.hasStaticShape() || type.getNumElements() != 0)
+          continue;
+        operand.set(bufferization::AllocTensorOp::create(
+            builder, ret.getLoc(), type, /*dynamicSizes=*/ValueRange()));
+      }
+    });
   }
 
   // buffer-results-to-out-params (with hoisted allocs) crashes in MLIR 22

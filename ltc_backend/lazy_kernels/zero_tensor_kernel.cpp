@@ -1,0 +1,37 @@
+// _efficientzerotensor on the lazy device: a plain lazy zeros tensor.
+//
+// Autograd formulas return it for gradients known to be zero (sgn, sign,
+// floor, round...). torch 1.13 has no Lazy kernel for it: the eager fallback
+// made a CPU ZeroTensor, whose later use failed ("DispatchStub: unsupported
+// device typelazy", or functionalization's internal assert when an in-place
+// op met it), so `x.sgn().sum().backward()` raised.
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+at::Tensor EfficientZeroTensor(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
+                               c10::optional<at::Layout> layout,
+                               c10::optional<at::Device> device,
+                               c10::optional<bool> pin_memory) {
+  return at::zeros(size, at::TensorOptions()
+                             .dtype(dtype)
+                             .layout(layout)
+                             .device(device)
+                             .pinned_memory(pin_memory));
+}
+
+}  // namespace
+
+void RegisterZeroTensorKernel() {
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  lib->impl("_efficientzerotensor", TORCH_FN(EfficientZeroTensor));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
