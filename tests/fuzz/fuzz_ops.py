@@ -636,7 +636,7 @@ OPS = [
     ("select", lambda b, a: a.rank >= 1, op_select),
     ("narrow", lambda b, a: a.rank >= 1, op_narrow),
     ("expand", _any, op_expand),
-    ("as_strided", lambda b, a: a.fresh or (a.view_of is not None and b.cfg.known),
+    ("as_strided", lambda b, a: a.fresh or (a.view_of is not None and b.cfg.allows("as_strided_on_view")),
      op_as_strided),
     ("copy", _any, op_copy),
     ("cat", lambda b, a: a.rank >= 1, op_cat),
@@ -647,7 +647,8 @@ OPS = [
     ("cross_entropy", _rank(2, 2), op_cross_entropy),
     ("convert", lambda b, a: True, op_convert),
     ("inplace", lambda b, a: a.dtype != torch.bool, op_inplace),
-    ("split_chunk_unbind", lambda b, a: b.cfg.known and a.rank >= 1, op_split),
-    ("inplace_view_detach", lambda b, a: b.cfg.known and a.rank >= 1 and is_float(a),
+    ("split_chunk_unbind", lambda b, a: b.cfg.allows("split_chunk_unbind") and a.rank >= 1, op_split),
+    ("inplace_view_detach", lambda b, a: b.cfg.allows("view_inplace_detach") and a.rank >= 1
+     and is_float(a),
      op_inplace_view_detach),
 ]

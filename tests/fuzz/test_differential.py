@@ -183,8 +183,12 @@ def examples_runner(max_examples, round_=0):
     return run_examples
 
 
-@pytest.mark.skipif(LONG, reason="long mode: test_long_run")
 def test_lazy_matches_eager():
+    """CI_EXAMPLES fixed programs; with LTC_MLIR_FUZZ_EXAMPLES set, a long
+    randomized run in rounds instead (long_run)."""
+    if LONG:
+        long_run()
+        return
     examples_runner(CI_EXAMPLES)()
     assert_no_state_bugs()
 
@@ -197,8 +201,7 @@ def assert_no_state_bugs():
 MAX_ROUNDS = 30
 
 
-@pytest.mark.skipif(not LONG, reason="set LTC_MLIR_FUZZ_EXAMPLES for a long run")
-def test_long_run():
+def long_run():
     """Rounds of examples until EXAMPLES have run; every distinct bug found
     is listed at the end (with its reproducer, printed by hypothesis when
     found, and saved in LTC_MLIR_FUZZ_REPRO_DIR)."""

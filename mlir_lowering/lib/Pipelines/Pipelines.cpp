@@ -32,7 +32,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // Tensor level: parallel + register tiles, vectorization, then keep the
   // matmul accumulators in vector registers across the K loop (in blocks of
   // K, see BlockAccumulation.cpp).
-  os << "ltc-prepare-function-boundaries,"
+  os << "func.func(ltc-fold-zero-trip-loops),ltc-prepare-function-boundaries,"
      << "func.func(ltc-fold-transposes-into-contractions),"
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")
@@ -221,6 +221,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createSplitPartialTransferWritesPass);
   registerPass(createFuseElementwisePass);
   registerPass(createUnitStepSubviewsPass);
+  registerPass(createFoldZeroTripLoopsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

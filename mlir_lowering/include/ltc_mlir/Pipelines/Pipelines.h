@@ -105,6 +105,11 @@ std::unique_ptr<mlir::Pass> createSplitPartialTransferWritesPass();
 /// original type.
 std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
 
+/// `ltc-fold-zero-trip-loops` (func): the results of a linalg op with a
+/// static size-0 loop are its init operands (no iteration runs); tiling
+/// such ops makes slices MLIR 22 rejects.
+std::unique_ptr<mlir::Pass> createFoldZeroTripLoopsPass();
+
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();
 
