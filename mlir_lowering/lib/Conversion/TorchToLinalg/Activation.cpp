@@ -167,7 +167,8 @@ Value computeHardsigmoid(OpBuilder &b, Location loc, Type t,
                                createScalarConstant(b, loc, t, 6));
 }
 
-// hardsigmoid_backward(grad, x) = -3 < x < 3 ? grad * (1/6) : 0.
+// hardsigmoid_backward(grad, x) = -3 < x < 3 ? grad * (1/6) : 0, with
+// ATen's 1/6 rounded to f32 (1.0f / 6.0f) whatever the dtype.
 Value computeHardsigmoidBackward(OpBuilder &b, Location loc, Type t,
                                  ArrayRef<Value> v) {
   Value inside = arith::AndIOp::create(
@@ -177,7 +178,7 @@ Value computeHardsigmoidBackward(OpBuilder &b, Location loc, Type t,
       arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[1],
                             createScalarConstant(b, loc, t, 3)));
   Value scaled = arith::MulFOp::create(
-      b, loc, v[0], createScalarConstant(b, loc, t, 1.0 / 6.0));
+      b, loc, v[0], createScalarConstant(b, loc, t, double(1.0f / 6.0f)));
   return arith::SelectOp::create(b, loc, inside, scaled,
                                  createScalarConstant(b, loc, t, 0));
 }
@@ -189,20 +190,21 @@ Value computeHardswish(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v) {
                                createScalarConstant(b, loc, t, 6));
 }
 
-// hardswish_backward(grad, x) = x < -3 ? 0 : x <= 3 ? grad * (x / 3 + 0.5)
-// : grad (NaN x compares false everywhere and gives grad).
+// hardswish_backward(grad, x) = x < -3 ? 0 : x < 3 ? grad * (x / 3 + 0.5)
+// : grad, as ATen's vectorized kernel (which most elements take; its scalar
+// tail uses x <= 3); NaN x gives grad * NaN.
 Value computeHardswishBackward(OpBuilder &b, Location loc, Type t,
                                ArrayRef<Value> v) {
   Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[1],
                                       createScalarConstant(b, loc, t, -3));
-  Value middle = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v[1],
-                                       createScalarConstant(b, loc, t, 3));
+  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v[1],
+                                      createScalarConstant(b, loc, t, 3));
   Value slope = arith::AddFOp::create(
       b, loc,
       arith::DivFOp::create(b, loc, v[1], createScalarConstant(b, loc, t, 3)),
       createScalarConstant(b, loc, t, 0.5));
   Value inner = arith::SelectOp::create(
-      b, loc, middle, arith::MulFOp::create(b, loc, v[0], slope), v[0]);
+      b, loc, above, v[0], arith::MulFOp::create(b, loc, v[0], slope));
   return arith::SelectOp::create(b, loc, below,
                                  createScalarConstant(b, loc, t, 0), inner);
 }
