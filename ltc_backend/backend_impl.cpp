@@ -14,6 +14,7 @@
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/inplace_update_flush.h"
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
@@ -172,6 +173,12 @@ void InitBackend() {
     RegisterToLazyGuard();
     RegisterViewKernels();
     InstallVariableHooks();
+    // Ops torch 1.13 has no Lazy kernel for, kept in the graph
+    // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh)
+    // and the backward ops of MobileNetV3's hard activations.
+    for (const char* op : {"hardtanh", "hardtanh_backward", "hardswish",
+                           "hardswish_backward", "hardsigmoid_backward"})
+      RegisterAtenOpKernel(op);
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
     InstallLazyDeviceGuard();

@@ -42,6 +42,9 @@ class MlirComputation : public torch::lazy::Computation {
   std::string name;            // graph_<hash of the torch-dialect text>
   std::string torch_dialect;   // what was handed to mlir_lowering
   std::vector<OutputRef> outputs;  // graph output -> function result or input
+  // The compiled function takes a random seed after the graph's inputs
+  // (EmittedModule::rng_seed_input): RunNative draws one per run.
+  bool rng_seed_input = false;
   // Shape of each function result (that of the first graph output it feeds).
   std::vector<torch::lazy::Shape> function_result_shapes;
   std::shared_ptr<runtime::Executable> executable;  // null: fallback path

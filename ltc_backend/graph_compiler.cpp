@@ -51,9 +51,13 @@ runtime::ArgKind ToRuntimeKind(ValueKind k) {
 // The compiled signature must be exactly what LTC will pass and expect.
 std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& comp) {
   const auto& graph = *comp.graph();
-  if (fn.inputs.size() != graph.inputs().size())
+  const size_t expected = graph.inputs().size() + (comp.rng_seed_input ? 1 : 0);
+  if (fn.inputs.size() != expected)
     return "compiled function takes " + std::to_string(fn.inputs.size()) +
-           " inputs, the graph has " + std::to_string(graph.inputs().size());
+           " inputs, the graph has " + std::to_string(graph.inputs().size()) +
+           (comp.rng_seed_input ? " and a random seed" : "");
+  if (comp.rng_seed_input && fn.inputs.back().kind != ValueKind::Int)
+    return "the random seed argument is not an int";
   if (comp.outputs.size() != comp.result_shapes().size())
     return "graph has " + std::to_string(comp.outputs.size()) + " outputs, LTC expects " +
            std::to_string(comp.result_shapes().size());
@@ -126,6 +130,7 @@ void CompileComputation(MlirComputation& comp) {
   EmittedModule emitted = EmitTorchDialect(*comp.graph(), comp.parameter_shapes());
   comp.torch_dialect = emitted.text;
   comp.outputs = emitted.outputs;
+  comp.rng_seed_input = emitted.rng_seed_input;
   char name[32];
   std::snprintf(name, sizeof(name), "graph_%016zx", std::hash<std::string>()(emitted.text));
   comp.name = name;

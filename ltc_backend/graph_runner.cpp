@@ -1,7 +1,10 @@
 #include "ltc_backend/graph_runner.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Functions.h>
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
+
+#include <mutex>
 
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/config.h"
@@ -15,12 +18,27 @@ using torch::lazy::BackendDataPtr;
 using torch::lazy::BackendDevice;
 using torch::lazy::TSData;
 
+namespace {
+
+// The seed of a graph's random ops for one run: drawn from torch's default
+// CPU generator, so torch.manual_seed makes runs reproducible and every
+// run (every training step) gets new dropout masks.
+int64_t NextRandomSeed() {
+  at::Generator gen = at::detail::getDefaultCPUGenerator();
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  return static_cast<int64_t>(at::check_generator<at::CPUGeneratorImpl>(gen)->random64());
+}
+
+}  // namespace
+
 std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
                                       c10::ArrayRef<BackendDataPtr> arguments,
                                       const BackendDevice& device) {
   const runtime::Executable& exe = *comp.executable;
-  TORCH_CHECK(arguments.size() == exe.inputs().size(), "ltc_mlir: graph ", comp.name,
-              " expects ", exe.inputs().size(), " arguments, got ", arguments.size());
+  const size_t num_seeds = comp.rng_seed_input ? 1 : 0;
+  TORCH_CHECK(arguments.size() + num_seeds == exe.inputs().size(), "ltc_mlir: graph ",
+              comp.name, " expects ", exe.inputs().size() - num_seeds, " arguments, got ",
+              arguments.size());
   std::vector<at::Tensor> input_tensors(arguments.size());  // kept alive during the call
   std::vector<runtime::Arg> inputs;
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -47,6 +65,7 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
     inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
     input_tensors[i] = std::move(t);
   }
+  if (comp.rng_seed_input) inputs.push_back(runtime::Arg::integer(NextRandomSeed()));
   std::vector<at::Tensor> out_tensors;
   std::vector<runtime::Arg> outputs;
   const bool steady = comp.executions.load() > 2;

@@ -96,6 +96,13 @@ class Emitter {
       Bind(input, name, type);
       ++index;
     }
+    // Random ops draw from a counter-based generator keyed by a seed the
+    // backend passes on every run (a last function argument, see
+    // EmittedModule::rng_seed_input) and each op's stream number.
+    for (const torch::jit::Node* node : graph_.nodes())
+      if (node->kind() == c10::aten::native_dropout) module_.rng_seed_input = true;
+    if (module_.rng_seed_input)
+      sig << (index ? ", " : "") << "%rng_seed: !torch.int {ltc.rng_seed}";
     for (const torch::jit::Node* node : graph_.nodes()) EmitNode(node);
 
     // Outputs that are graph inputs, or repeat an earlier output, are not
@@ -448,7 +455,10 @@ class Emitter {
         result_type += (i ? ", " : "") + result_types[i];
       result_type += ")";
     }
-    std::string r = EmitOp(op, operands, types, "", result_type, result_types.size());
+    std::string attrs;
+    if (node->kind() == c10::aten::native_dropout)
+      attrs = "ltc.rng_stream = " + std::to_string(next_stream_++) + " : i64";
+    std::string r = EmitOp(op, operands, types, attrs, result_type, result_types.size());
     if (node->outputs().size() == 1) {
       Bind(node->output(), r, result_types[0]);
     } else {
@@ -471,6 +481,7 @@ class Emitter {
   std::ostringstream body_;
   EmittedModule module_;
   int next_ = 0;
+  int next_stream_ = 0;
 };
 
 }  // namespace

@@ -28,6 +28,10 @@ struct EmittedModule {
   // with a reason each; non-empty means the graph must take the fallback path.
   std::vector<std::string> unsupported_ops;
   std::vector<std::string> reasons;
+  // The function takes one more argument after the graph's inputs: the
+  // `!torch.int {ltc.rng_seed}` of its random ops (native_dropout), a fresh
+  // value from torch's CPU generator on every run.
+  bool rng_seed_input = false;
 };
 
 // `input_shapes[i]` is the shape/dtype of graph input i when it is a tensor

@@ -71,6 +71,25 @@ OPS = {
     "gelu": elementwise(
         'x * Phi(x); approximate is "none" (erf) or "tanh"'),
     "gelu_backward": elementwise("grad_output * d gelu(self) / d self"),
+    "hardtanh": elementwise("min(max(self, min_val), max_val) (ReLU6: 0, 6)"),
+    "hardtanh_backward": elementwise(
+        "self <= min_val || self >= max_val ? 0 : grad_output"),
+    "hardsigmoid": elementwise("min(max(self + 3, 0), 6) / 6"),
+    "hardsigmoid_backward": elementwise(
+        "-3 < self < 3 ? grad_output / 6 : 0"),
+    "hardswish": elementwise("self * min(max(self + 3, 0), 6) / 6"),
+    "hardswish_backward": elementwise(
+        "grad_output * d hardswish(self) / d self (0 below -3, 1 above 3)"),
+    "silu": elementwise("self * sigmoid(self)"),
+    "silu_backward": elementwise("grad_output * d silu(self) / d self"),
+    "native_dropout_backward": elementwise("grad_output * mask * scale"),
+    "native_dropout": OpSpec(summary="dropout: self * mask / (1 - p)", description="""
+In training (train true or None) mask is Bernoulli(1 - p) (bool) and the
+output self * mask * (1 / (1 - p)) (0 when p == 1); otherwise the output
+is self and the mask all true. The lowering draws the mask from a
+counter-based hash of the function's `ltc.rng_seed` argument, the op's
+`ltc.rng_stream` attribute and the element index.
+""", results=("output", "mask")),
     "where.self": elementwise(
         "condition ? self : other, all three broadcast together", """
 `condition` is bool (or, deprecated, ui8: nonzero is true). self and

@@ -294,6 +294,35 @@ Value computeSigmoidBackward(OpBuilder &b, Location loc, Type type, bool,
       b, loc, arith::MulFOp::create(b, loc, v[0], oneMinus), v[1]);
 }
 
+// hardtanh(self, min_val, max_val) = min(max(self, min_val), max_val), as
+// ATen's clamp (NaN propagates); ReLU6 is hardtanh(x, 0, 6).
+Value computeHardtanh(OpBuilder &b, Location loc, Type, bool isUnsigned,
+                      ArrayRef<Value> v) {
+  return createMin(b, loc, createMax(b, loc, v[0], v[1], isUnsigned), v[2],
+                   isUnsigned);
+}
+
+// hardtanh_backward(grad, self, min_val, max_val) =
+// self <= min_val || self >= max_val ? 0 : grad (ATen's kernel: the gradient
+// is 0 at both bounds; NaN self compares false and passes grad).
+Value computeHardtanhBackward(OpBuilder &b, Location loc, Type type, bool,
+                              ArrayRef<Value> v) {
+  Value outside = arith::OrIOp::create(
+      b, loc,
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v[1], v[2]),
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v[1], v[3]));
+  return arith::SelectOp::create(b, loc, outside,
+                                 createScalarConstant(b, loc, type, 0), v[0]);
+}
+
+// native_dropout_backward(grad, mask, scale) = grad * mask * scale (ATen's
+// order; the bool mask is cast to 0/1 in the result type).
+Value computeDropoutBackward(OpBuilder &b, Location loc, Type, bool,
+                             ArrayRef<Value> v) {
+  return arith::MulFOp::create(b, loc,
+                               arith::MulFOp::create(b, loc, v[0], v[1]), v[2]);
+}
+
 /// Casts a torch scalar operand (!torch.int/!torch.float, `converted` is
 /// its i64/f64 value) to `elemType` like ATen's Scalar::to<T>. Constant
 /// scalars are materialized directly in the element type (so that e.g.
@@ -402,117 +431,6 @@ private:
   DtypeClass dtypes;
   ComputeFn compute;
   BoolComputeFn boolCompute;
-};
-
-//===----------------------------------------------------------------------===//
-// gelu / gelu_backward: ATen's CPU kernels (GeluKernelImpl,
-// GeluBackwardKernelImpl) with their constants and association; f16/bf16
-// compute in f32 like ATen's opmath.
-//===----------------------------------------------------------------------===//
-
-constexpr double kSqrt1_2 = 0.70710678118654752440;  // M_SQRT1_2
-constexpr double kSqrt2 = 1.41421356237309504880;    // M_SQRT2
-constexpr double k2SqrtPi = 1.12837916709551257390;  // M_2_SQRTPI
-constexpr double kGeluKappa = 0.044715;
-
-/// gelu(x): x * 0.5 * (1 + erf(x * M_SQRT1_2)), or with approximate="tanh"
-/// 0.5 * x * (1 + tanh(beta * (x + kappa * x^3))).
-Value computeGelu(OpBuilder &b, Location loc, Type t, bool tanh, Value x) {
-  auto c = [&](double v) { return createScalarConstant(b, loc, t, v); };
-  auto mul = [&](Value l, Value r) -> Value {
-    return arith::MulFOp::create(b, loc, l, r);
-  };
-  auto add = [&](Value l, Value r) -> Value {
-    return arith::AddFOp::create(b, loc, l, r);
-  };
-  if (!tanh) {
-    Value e = math::ErfOp::create(b, loc, mul(x, c(kSqrt1_2)));
-    return mul(mul(x, c(0.5)), add(c(1), e));
-  }
-  Value cube = mul(mul(x, x), x);
-  Value inner = mul(c(kSqrt2 * k2SqrtPi * 0.5), add(x, mul(c(kGeluKappa), cube)));
-  return mul(mul(c(0.5), x), add(c(1), math::TanhOp::create(b, loc, inner)));
-}
-
-Value computeGeluBackward(OpBuilder &b, Location loc, Type t, bool tanh,
-                          Value dy, Value x) {
-  auto c = [&](double v) { return createScalarConstant(b, loc, t, v); };
-  auto mul = [&](Value l, Value r) -> Value {
-    return arith::MulFOp::create(b, loc, l, r);
-  };
-  auto add = [&](Value l, Value r) -> Value {
-    return arith::AddFOp::create(b, loc, l, r);
-  };
-  if (!tanh) {
-    Value cdf = mul(c(0.5), add(c(1), math::ErfOp::create(
-                                          b, loc, mul(x, c(kSqrt1_2)))));
-    Value pdf = mul(c(k2SqrtPi * kSqrt1_2 * 0.5),
-                    math::ExpOp::create(b, loc, mul(mul(x, x), c(-0.5))));
-    return mul(dy, add(cdf, mul(x, pdf)));
-  }
-  Value beta = c(kSqrt2 * k2SqrtPi * 0.5);
-  Value kappa = c(kGeluKappa);
-  Value xSq = mul(x, x);
-  Value xCube = mul(xSq, x);
-  Value inner = mul(beta, add(x, mul(kappa, xCube)));
-  Value tanhInner = math::TanhOp::create(b, loc, inner);
-  Value left = mul(c(0.5), x);
-  Value right = add(c(1), tanhInner);
-  Value leftDerivative = mul(c(0.5), right);
-  Value tanhDerivative =
-      arith::SubFOp::create(b, loc, c(1), mul(tanhInner, tanhInner));
-  Value innerDerivative = mul(beta, add(c(1), mul(mul(c(3), kappa), xSq)));
-  Value rightDerivative = mul(mul(left, tanhDerivative), innerDerivative);
-  return mul(dy, add(leftDerivative, rightDerivative));
-}
-
-template <typename OpTy, bool IsBackward>
-class ConvertGeluOp : public TorchConversionPattern<OpTy> {
-public:
-  using OpAdaptor = typename OpTy::Adaptor;
-  using TorchConversionPattern<OpTy>::TorchConversionPattern;
-
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType resultType = this->getTensorType(op.getType());
-    if (!resultType)
-      return this->fail(op, rewriter, "result type is not convertible");
-    auto elemType = dyn_cast<FloatType>(resultType.getElementType());
-    if (!elemType)
-      return this->fail(op, rewriter, "needs a floating-point result dtype");
-    std::optional<std::string> approximate =
-        getConstantStr(op.getApproximate());
-    if (!approximate || (*approximate != "none" && *approximate != "tanh"))
-      return this->fail(op, rewriter,
-                        "approximate must be a constant \"none\" or \"tanh\"");
-    bool tanh = *approximate == "tanh";
-    Type computeType = elemType.getWidth() < 32
-                           ? Type(Float32Type::get(op.getContext()))
-                           : Type(elemType);
-    SmallVector<Value> inputs;
-    SmallVector<bool> unsignedInputs;
-    for (auto [original, converted] :
-         llvm::zip_equal(op->getOperands(), adaptor.getOperands()))
-      if (isa<RankedTensorType>(converted.getType())) {
-        inputs.push_back(converted);
-        unsignedInputs.push_back(isUnsignedDtype(getTorchDtype(original)));
-      }
-    FailureOr<Value> result = createElementwiseOp(
-        rewriter, op.getLoc(), resultType, inputs,
-        [&](OpBuilder &b, Location loc, ValueRange args) {
-          SmallVector<Value> v;
-          for (auto [arg, isUnsigned] : llvm::zip_equal(args, unsignedInputs))
-            v.push_back(castScalar(b, loc, arg, computeType, isUnsigned));
-          Value r = IsBackward
-                        ? computeGeluBackward(b, loc, computeType, tanh, v[0],
-                                              v[1])
-                        : computeGelu(b, loc, computeType, tanh, v[0]);
-          return castScalar(b, loc, r, elemType);
-        });
-    return this->replaceOrFail(op, rewriter, result,
-                               "operand shapes do not broadcast to the result");
-  }
 };
 
 template <typename OpTy>
@@ -874,6 +792,11 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   add<torch::AtenCosOp>(tc, p, DC::Float, computeUnaryMath<math::CosOp>);
   add<torch::AtenTanhBackwardOp>(tc, p, DC::Float, computeTanhBackward);
   add<torch::AtenSigmoidBackwardOp>(tc, p, DC::Float, computeSigmoidBackward);
+  add<torch::AtenHardtanhOp>(tc, p, DC::Numeric, computeHardtanh);
+  add<torch::AtenHardtanhBackwardOp>(tc, p, DC::Float,
+                                     computeHardtanhBackward);
+  add<torch::AtenNativeDropoutBackwardOp>(tc, p, DC::Float,
+                                          computeDropoutBackward);
 
   addComparison<torch::AtenGtTensorOp>(tc, p, CmpKind::Gt);
   addComparison<torch::AtenLtTensorOp>(tc, p, CmpKind::Lt);
@@ -887,8 +810,6 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
   addComparison<torch::AtenLeScalarOp>(tc, p, CmpKind::Le);
   addComparison<torch::AtenEqScalarOp>(tc, p, CmpKind::Eq);
   addComparison<torch::AtenNeScalarOp>(tc, p, CmpKind::Ne);
-  p.add<ConvertGeluOp<torch::AtenGeluOp, /*IsBackward=*/false>,
-        ConvertGeluOp<torch::AtenGeluBackwardOp, true>>(tc, p.getContext());
   p.add<ConvertWhereSelfOp, ConvertClampOp, ConvertToCopyOp>(tc,
                                                              p.getContext());
 }

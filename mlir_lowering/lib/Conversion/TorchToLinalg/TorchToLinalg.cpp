@@ -104,6 +104,8 @@ struct ConvertTorchToLinalgPass
     populateReturnOpTypeConversionPattern(patterns, typeConverter);
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateElementwisePatterns(typeConverter, patterns);
+    populateActivationPatterns(typeConverter, patterns);
+    populateRandomPatterns(typeConverter, patterns);
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);
     populateDataMovementPatterns(typeConverter, patterns);

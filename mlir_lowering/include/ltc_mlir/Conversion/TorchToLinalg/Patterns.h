@@ -42,6 +42,10 @@ private:
 
 void populateElementwisePatterns(TorchTypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns);
+void populateActivationPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+void populateRandomPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
 void populateTensorConstructorsPatterns(TorchTypeConverter &typeConverter,
                                         mlir::RewritePatternSet &patterns);
 void populateLinearPatterns(TorchTypeConverter &typeConverter,

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 123 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 133 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -529,6 +529,50 @@ def Torch_AtenGtTensorOp : Torch_ComparisonOp<"gt.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::hardsigmoid(Tensor self) -> Tensor
+def Torch_AtenHardsigmoidOp : Torch_ElementwiseOp<"hardsigmoid", [Pure]> {
+  let summary = "min(max(self + 3, 0), 6) / 6";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+def Torch_AtenHardsigmoidBackwardOp : Torch_ElementwiseOp<"hardsigmoid_backward", [Pure]> {
+  let summary = "-3 < self < 3 ? grad_output / 6 : 0";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardswish(Tensor self) -> Tensor
+def Torch_AtenHardswishOp : Torch_ElementwiseOp<"hardswish", [Pure]> {
+  let summary = "self * min(max(self + 3, 0), 6) / 6";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+def Torch_AtenHardswishBackwardOp : Torch_ElementwiseOp<"hardswish_backward", [Pure]> {
+  let summary = "grad_output * d hardswish(self) / d self (0 below -3, 1 above 3)";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
+def Torch_AtenHardtanhOp : Torch_ElementwiseOp<"hardtanh", [Pure]> {
+  let summary = "min(max(self, min_val), max_val) (ReLU6: 0, 6)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$min_val,
+                       Torch_Scalar:$max_val);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
+def Torch_AtenHardtanhBackwardOp : Torch_ElementwiseOp<"hardtanh_backward", [Pure]> {
+  let summary = "self <= min_val || self >= max_val ? 0 : grad_output";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Scalar:$min_val, Torch_Scalar:$max_val);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
 def Torch_AtenIndexSelectOp : Torch_AtenOp<"index_select", [Pure]> {
   let summary = "self's entries at the positions index along dim";
@@ -709,6 +753,29 @@ def Torch_AtenNativeBatchNormBackwardOp : Torch_AtenOp<"native_batch_norm_backwa
                        Torch_Float:$eps, Torch_List:$output_mask);
   let results = (outs Torch_VTensor:$grad_input, Torch_VTensor:$grad_weight,
                       Torch_VTensor:$grad_bias);
+}
+
+// aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
+def Torch_AtenNativeDropoutOp : Torch_AtenOp<"native_dropout", []> {
+  let summary = "dropout: self * mask / (1 - p)";
+  let description = [{
+    In training (train true or None) mask is Bernoulli(1 - p) (bool) and the
+    output self * mask * (1 / (1 - p)) (0 when p == 1); otherwise the output
+    is self and the mask all true. The lowering draws the mask from a
+    counter-based hash of the function's `ltc.rng_seed` argument, the op's
+    `ltc.rng_stream` attribute and the element index.
+  }];
+  let arguments = (ins Torch_VTensor:$input, Torch_Float:$p,
+                       Torch_OptionalBool:$train);
+  let results = (outs Torch_VTensor:$output, Torch_VTensor:$mask);
+}
+
+// aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
+def Torch_AtenNativeDropoutBackwardOp : Torch_ElementwiseOp<"native_dropout_backward", [Pure]> {
+  let summary = "grad_output * mask * scale";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$mask,
+                       Torch_Float:$scale);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
@@ -899,6 +966,20 @@ def Torch_AtenSigmoidOp : Torch_ElementwiseOp<"sigmoid", [Pure]> {
 def Torch_AtenSigmoidBackwardOp : Torch_ElementwiseOp<"sigmoid_backward", [Pure]> {
   let summary = "grad_output * (1 - output) * output";
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$output);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::silu(Tensor self) -> Tensor
+def Torch_AtenSiluOp : Torch_ElementwiseOp<"silu", [Pure]> {
+  let summary = "self * sigmoid(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor
+def Torch_AtenSiluBackwardOp : Torch_ElementwiseOp<"silu_backward", [Pure]> {
+  let summary = "grad_output * d silu(self) / d self";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 199 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 198 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -846,13 +846,6 @@ def Torch_AtenHannWindowPeriodicOp : Torch_AtenOp<"hann_window.periodic", [Pure]
                        Torch_OptionalInt:$dtype, Torch_OptionalInt:$layout,
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::hardsigmoid(Tensor self) -> Tensor
-def Torch_AtenHardsigmoidOp : Torch_AtenOp<"hardsigmoid", [Pure]> {
-  let summary = "`aten::hardsigmoid`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

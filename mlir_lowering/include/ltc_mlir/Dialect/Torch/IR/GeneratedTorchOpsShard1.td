@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 181 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 180 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1232,13 +1232,6 @@ def Torch_AtenSegmentReduceOp : Torch_AtenOp<"segment_reduce", [Pure]> {
                        Torch_OptionalVTensor:$indices,
                        Torch_OptionalVTensor:$offsets, Torch_Int:$axis,
                        Torch_Bool:$unsafe, Torch_OptionalScalar:$initial);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::silu(Tensor self) -> Tensor
-def Torch_AtenSiluOp : Torch_AtenOp<"silu", [Pure]> {
-  let summary = "`aten::silu`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 156 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -843,14 +843,6 @@ def Torch_AtenNarrowOp : Torch_AtenOp<"narrow", [Pure]> {
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim, Torch_Int:$start,
                        Torch_Int:$length);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
-def Torch_AtenNativeDropoutOp : Torch_AtenOp<"native_dropout", []> {
-  let summary = "`aten::native_dropout`";
-  let arguments = (ins Torch_VTensor:$input, Torch_Float:$p,
-                       Torch_OptionalBool:$train);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::ne.Tensor_list(Tensor[] a, Tensor[] b) -> bool

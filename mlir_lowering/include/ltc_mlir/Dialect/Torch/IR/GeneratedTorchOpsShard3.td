@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 167 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 165 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -690,20 +690,6 @@ def Torch_AtenGridSampler3dBackwardOp : Torch_AtenOp<"grid_sampler_3d_backward",
                        Torch_Int:$padding_mode, Torch_Bool:$align_corners,
                        Torch_List:$output_mask);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
-def Torch_AtenHardsigmoidBackwardOp : Torch_AtenOp<"hardsigmoid_backward", [Pure]> {
-  let summary = "`aten::hardsigmoid_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::hardswish(Tensor self) -> Tensor
-def Torch_AtenHardswishOp : Torch_AtenOp<"hardswish", [Pure]> {
-  let summary = "`aten::hardswish`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 166 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 164 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -700,21 +700,6 @@ def Torch_AtenHammingWindowPeriodicAlphaOp : Torch_AtenOp<"hamming_window.period
 def Torch_AtenHardshrinkOp : Torch_AtenOp<"hardshrink", [Pure]> {
   let summary = "`aten::hardshrink`";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lambd);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
-def Torch_AtenHardswishBackwardOp : Torch_AtenOp<"hardswish_backward", [Pure]> {
-  let summary = "`aten::hardswish_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
-def Torch_AtenHardtanhBackwardOp : Torch_AtenOp<"hardtanh_backward", [Pure]> {
-  let summary = "`aten::hardtanh_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Scalar:$min_val, Torch_Scalar:$max_val);
   let results = (outs Torch_VTensor:$result);
 }
 

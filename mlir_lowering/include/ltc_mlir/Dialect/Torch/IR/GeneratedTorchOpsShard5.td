@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 195 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 194 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1347,13 +1347,6 @@ def Torch_AtenSelectIntOp : Torch_AtenOp<"select.int", [Pure]> {
 def Torch_AtenSeluOp : Torch_AtenOp<"selu", [Pure]> {
   let summary = "`aten::selu`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::silu_backward(Tensor grad_output, Tensor self) -> Tensor
-def Torch_AtenSiluBackwardOp : Torch_AtenOp<"silu_backward", [Pure]> {
-  let summary = "`aten::silu_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

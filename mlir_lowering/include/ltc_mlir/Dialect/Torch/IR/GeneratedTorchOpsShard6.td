@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 158 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -569,14 +569,6 @@ def Torch_AtenHammingWindowPeriodicOp : Torch_AtenOp<"hamming_window.periodic", 
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
-def Torch_AtenHardtanhOp : Torch_AtenOp<"hardtanh", [Pure]> {
-  let summary = "`aten::hardtanh`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$min_val,
-                       Torch_Scalar:$max_val);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::igammac(Tensor self, Tensor other) -> Tensor
 def Torch_AtenIgammacOp : Torch_AtenOp<"igammac", [Pure]> {
   let summary = "`aten::igammac`";
@@ -878,14 +870,6 @@ def Torch_AtenNanToNumOp : Torch_AtenOp<"nan_to_num", [Pure]> {
 def Torch_AtenNanmedianOp : Torch_AtenOp<"nanmedian", [Pure]> {
   let summary = "`aten::nanmedian`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
-def Torch_AtenNativeDropoutBackwardOp : Torch_AtenOp<"native_dropout_backward", [Pure]> {
-  let summary = "`aten::native_dropout_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$mask,
-                       Torch_Float:$scale);
   let results = (outs Torch_VTensor:$result);
 }
 
