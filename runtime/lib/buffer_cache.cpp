@@ -2,7 +2,9 @@
 #include "ltc_mlir/runtime/buffer_cache.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -27,6 +29,23 @@ Cache &cache() {
 
 size_t roundUp(size_t size, size_t to) { return (size + to - 1) / to * to; }
 
+// LTC_MLIR_POISON_BUFFERS=1: every block handed out is filled with 0xFF
+// bytes (NaN for floats), so compiled code that reads a temporary before
+// writing it gives visibly wrong results instead of stale, plausible ones.
+bool poison() {
+  static const bool on = [] {
+    const char *env = std::getenv("LTC_MLIR_POISON_BUFFERS");
+    return env && *env && std::string(env) != "0";
+  }();
+  return on;
+}
+
+void *handOut(void *p, size_t size) {
+  if (p && poison())
+    std::memset(p, 0xFF, size);
+  return p;
+}
+
 void *allocate(size_t alignment, size_t size) {
   if (alignment < kAlignment)
     alignment = kAlignment;
@@ -40,7 +59,7 @@ void *allocate(size_t alignment, size_t size) {
       it->second.pop_back();
       c.cachedBytes -= rounded;
       c.liveSizes[p] = rounded;
-      return p;
+      return handOut(p, rounded);
     }
   }
   void *p = std::aligned_alloc(alignment, rounded);
@@ -50,7 +69,7 @@ void *allocate(size_t alignment, size_t size) {
   // Only blocks with the default alignment are recycled (the free lists do
   // not record alignment); others are tracked as size 0 and freed.
   c.liveSizes[p] = alignment == kAlignment ? rounded : 0;
-  return p;
+  return handOut(p, rounded);
 }
 
 } // namespace
