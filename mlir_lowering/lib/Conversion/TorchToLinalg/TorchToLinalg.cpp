@@ -121,6 +121,7 @@ struct ConvertTorchToLinalgPass
     populateBatchNormPatterns(typeConverter, patterns);
     populateGroupNormPatterns(typeConverter, patterns);
     populateRepeatPatterns(typeConverter, patterns);
+    populateScanPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 195 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 194 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -761,13 +761,6 @@ def Torch_AtenFftIhfftnOp : Torch_AtenOp<"fft_ihfftn", [Pure]> {
 def Torch_AtenFillTensorOp : Torch_AtenOp<"fill.Tensor", [Pure]> {
   let summary = "`aten::fill.Tensor`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$value);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::flip(Tensor self, int[] dims) -> Tensor
-def Torch_AtenFlipOp : Torch_AtenOp<"flip", [Pure]> {
-  let summary = "`aten::flip`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$dims);
   let results = (outs Torch_VTensor:$result);
 }
 
