@@ -152,7 +152,7 @@ class OPTDecoder(nn.Module):
         positions = (torch.cumsum(attention_mask, dim=1).type_as(attention_mask) * attention_mask).long() - 1
         x = self.embed_tokens(ids) + self.embed_positions(positions + self.OFFSET)
         neg = torch.finfo(x.dtype).min
-        causal = torch.full((T, T), neg, device=ids.device)
+        causal = torch.full((T, T), neg, device=ids.device, dtype=x.dtype)
         cond = torch.arange(T, device=ids.device)
         causal = causal.masked_fill(cond < (cond + 1).view(T, 1), 0.0)
         expanded = attention_mask[:, None, None, :].expand(B, 1, T, T).to(x.dtype)

@@ -71,6 +71,10 @@ OPS = {
     "gelu": elementwise(
         'x * Phi(x); approximate is "none" (erf) or "tanh"'),
     "gelu_backward": elementwise("grad_output * d gelu(self) / d self"),
+    "masked_fill.Scalar": OpSpec(
+        summary="mask ? value : self (self and mask broadcast; bool mask)"),
+    "masked_fill.Tensor": OpSpec(
+        summary="mask ? value : self with a 0-dim value tensor"),
     "where.self": elementwise(
         "condition ? self : other, all three broadcast together", """
 `condition` is bool (or, deprecated, ui8: nonzero is true). self and

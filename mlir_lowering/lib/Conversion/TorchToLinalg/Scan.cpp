@@ -5,7 +5,8 @@
 // over the other dims) and inserts the rounded accumulator as slice k of
 // the result. This is ATen's CPU kernel (cpu_cum_base_kernel): a
 // sequential scan per line, in at::acc_type<T, /*is_cuda=*/false>, which
-// is double for f32 and f64, float for f16/bf16 and int64 for every
+// is double for f32 and f64, float for bf16 (torch 1.13 has no f16
+// kernel on CPU: refused, the fallback raises eager's error) and int64 for every
 // integer dtype; self is first converted to the result dtype (bool and
 // integer inputs give int64 without `dtype`: that is in the result type).
 // The same order and accumulator give bit-identical results. flip, which
@@ -44,6 +45,10 @@ public:
       return fail(op, rewriter, "result type is not convertible");
     if (isBoolDtype(getTorchDtype(op.getResult())))
       return fail(op, rewriter, "bool result dtype is not supported");
+    // torch 1.13's CPU kernel has no f16 case: the fallback raises eager's
+    // error ("cumsum_out_cpu" not implemented for 'Half').
+    if (type.getElementType().isF16())
+      return fail(op, rewriter, "f16 cumsum is not implemented on CPU");
     Value self = adaptor.getSelf();
     auto selfType = cast<RankedTensorType>(self.getType());
     if (selfType.getShape() != type.getShape())

@@ -122,6 +122,7 @@ struct ConvertTorchToLinalgPass
     populateGroupNormPatterns(typeConverter, patterns);
     populateRepeatPatterns(typeConverter, patterns);
     populateScanPatterns(typeConverter, patterns);
+    populateMaskedFillPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

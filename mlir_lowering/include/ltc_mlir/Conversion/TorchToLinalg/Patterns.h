@@ -78,6 +78,8 @@ void populateRepeatPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateScanPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 128 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 130 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -626,6 +626,22 @@ def Torch_AtenLtScalarOp : Torch_ComparisonOp<"lt.Scalar", [Pure]> {
 def Torch_AtenLtTensorOp : Torch_ComparisonOp<"lt.Tensor", [Pure]> {
   let summary = "self < other";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
+  let summary = "mask ? value : self (self and mask broadcast; bool mask)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
+                       Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+def Torch_AtenMaskedFillTensorOp : Torch_AtenOp<"masked_fill.Tensor", [Pure]> {
+  let summary = "mask ? value : self with a 0-dim value tensor";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
+                       Torch_VTensor:$value);
   let results = (outs Torch_VTensor:$result);
 }
 

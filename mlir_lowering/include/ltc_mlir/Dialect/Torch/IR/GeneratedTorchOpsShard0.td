@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 198 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 197 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1040,14 +1040,6 @@ def Torch_AtenMHAOp : Torch_AtenOp<"mH.a", [Pure]> {
 def Torch_AtenMTOp : Torch_AtenOp<"mT", [Pure]> {
   let summary = "`aten::mT`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
-  let summary = "`aten::masked_fill.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
-                       Torch_Scalar:$value);
   let results = (outs Torch_VTensor:$result);
 }
 
