@@ -14,6 +14,7 @@
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/inplace_update_flush.h"
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/metrics.h"
@@ -170,6 +171,10 @@ void InitBackend() {
     RegisterToLazyGuard();
     RegisterViewKernels();
     InstallVariableHooks();
+    // Ops torch 1.13 has no Lazy kernel for, kept in the graph
+    // (docs/adding_an_op.md): where.self (torch.where, and the backward of
+    // maximum/minimum, e.g. OPT's torch.max(scores, finfo.min)).
+    for (const char* op : {"where.self"}) RegisterAtenOpKernel(op);
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
     InstallLazyDeviceGuard();

@@ -65,8 +65,6 @@ MODELS = {
 NOT_NATIVE_YET = {
     "resnet18": "some graphs still fall back (merged conv/pool/norm lowerings; not yet analysed)",
     "mobilenet_v2": "hardtanh_ has no Lazy kernel in torch 1.13 (syncs per ReLU6)",
-    "nanogpt": "masked_fill, split, arange not native yet",
-    "opt_decoder": "cumsum, masked_fill, arange, bmm/max not native yet",
 }
 
 _BODY = """
