@@ -32,9 +32,8 @@ def assert_native_with(dump_dir, *ops):
 # --- arange ------------------------------------------------------------------
 
 # (id, args, kwargs). Each case has its own length or dtype so that its graph
-# is compiled in its own test. Integral values are exact in every dtype;
-# fractional steps are computed in double (f32/f64) or float (f16/bf16) as
-# ATen's scalar loop does, its vector loop may round an ulp differently.
+# is compiled in its own test. Fractional f32/f64 steps follow ATen's
+# vectorized loop (blocks of 8 f32 / 4 f64, FMA), so every case is exact.
 ARANGE = [
     ("end_int", (7,), {}),
     ("start_end_int", (2, 11), {}),
@@ -54,6 +53,8 @@ ARANGE = [
     # f16/bf16: torch 1.13's LTC raises before any graph ("compute_shape_arange_out"
     # not implemented for 'Half'); the lowering is covered by the lit test.
     ("long_large", (0, 5000), {}),
+    ("f32_fraction_long", (-3.7, 250.1, 0.173), {}),
+    ("f64_fraction_long", (2.9, -40.0, -0.0371), dict(dtype=torch.float64)),
 ]
 
 
@@ -65,12 +66,8 @@ def test_arange(dump_dir, args, kwargs):
     torch._lazy.mark_step()
     lazy = lazy.cpu()
     assert lazy.dtype == eager.dtype and lazy.shape == eager.shape
-    if eager.dtype.is_floating_point:
-        # One ulp of the result dtype at most (see ARANGE).
-        eps = torch.finfo(eager.dtype).eps
-        torch.testing.assert_close(lazy, eager, rtol=eps, atol=eps)
-    else:
-        assert torch.equal(lazy, eager)
+    # Bit-identical: the lowering reproduces ATen's vectorized loop.
+    assert torch.equal(lazy, eager), (lazy - eager).abs().max()
     assert_native_with(dump_dir, "arange.start_step")
 
 

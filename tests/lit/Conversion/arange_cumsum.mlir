@@ -1,22 +1,34 @@
 // RUN: ltc-mlir-opt --convert-torch-to-linalg --split-input-file %s | FileCheck %s
 
-// arange: start + step * i in double for an f32 result (run-time bounds,
-// as LTC passes them), rounded once.
+// arange with an f32 result (run-time bounds, as LTC passes them), as
+// ATen's AVX2 loop: of 20 elements, the first 16 (one 2x8 step) come in blocks of 8
+// (base rounded to f32, then fma(k, step, base)), the last 4 from the scalar
+// tail (fma(step, i, start)), in double.
 // CHECK-LABEL: func.func @arange_f32_runtime(
-// CHECK-SAME: %[[S:.*]]: f64, %[[E:.*]]: f64, %[[ST:.*]]: f64) -> tensor<10xf32>
-// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<10xf32>)
+// CHECK-SAME: %[[S:.*]]: f64, %[[E:.*]]: f64, %[[ST:.*]]: f64) -> tensor<20xf32>
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]} outs(%{{.*}} : tensor<20xf32>)
 // CHECK: %[[I:.*]] = linalg.index 0 : index
 // CHECK: %[[I64:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[I0:.*]] = arith.andi %[[I64]], %{{.*}} : i64
+// CHECK: %[[K:.*]] = arith.subi %[[I64]], %[[I0]] : i64
+// CHECK: %[[I0F:.*]] = arith.sitofp %[[I0]] : i64 to f64
+// CHECK: %[[BASE:.*]] = math.fma %[[ST]], %[[I0F]], %[[S]] : f64
+// CHECK: %[[BASE32:.*]] = arith.truncf %[[BASE]] : f64 to f32
+// CHECK: %[[BASE64:.*]] = arith.extf %[[BASE32]] : f32 to f64
+// CHECK: %[[KF:.*]] = arith.sitofp %[[K]] : i64 to f64
+// CHECK: %[[BLOCK:.*]] = math.fma %[[KF]], %[[ST]], %[[BASE64]] : f64
 // CHECK: %[[IF:.*]] = arith.sitofp %[[I64]] : i64 to f64
-// CHECK: %[[M:.*]] = arith.mulf %[[ST]], %[[IF]] : f64
-// CHECK: %[[A:.*]] = arith.addf %[[S]], %[[M]] : f64
-// CHECK: %[[R:.*]] = arith.truncf %[[A]] : f64 to f32
+// CHECK: %[[TAIL:.*]] = math.fma %[[ST]], %[[IF]], %[[S]] : f64
+// CHECK: %[[C16:.*]] = arith.constant 16 : i64
+// CHECK: %[[VEC:.*]] = arith.cmpi slt, %[[I64]], %[[C16]] : i64
+// CHECK: %[[V:.*]] = arith.select %[[VEC]], %[[BLOCK]], %[[TAIL]] : f64
+// CHECK: %[[R:.*]] = arith.truncf %[[V]] : f64 to f32
 // CHECK: linalg.yield %[[R]] : f32
-func.func @arange_f32_runtime(%s: !torch.float, %e: !torch.float, %st: !torch.float) -> !torch.vtensor<[10],f32> {
+func.func @arange_f32_runtime(%s: !torch.float, %e: !torch.float, %st: !torch.float) -> !torch.vtensor<[20],f32> {
   %int6 = torch.constant.int 6
   %none = torch.constant.none
-  %0 = torch.aten.arange.start_step %s, %e, %st, %int6, %none, %none, %none : (!torch.float, !torch.float, !torch.float, !torch.int, !torch.none, !torch.none, !torch.none) -> !torch.vtensor<[10],f32>
-  return %0 : !torch.vtensor<[10],f32>
+  %0 = torch.aten.arange.start_step %s, %e, %st, %int6, %none, %none, %none : (!torch.float, !torch.float, !torch.float, !torch.int, !torch.none, !torch.none, !torch.none) -> !torch.vtensor<[20],f32>
+  return %0 : !torch.vtensor<[20],f32>
 }
 
 // -----

@@ -7,6 +7,8 @@
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
+
 #include <cmath>
 
 using namespace mlir;
@@ -109,9 +111,14 @@ std::optional<int64_t> getConstantArangeLength(Value start, Value end,
 /// the result dtype. The scalars may be run-time values (LTC passes them
 /// as graph inputs); the length is the result's static size, which LTC
 /// computed with ATen's rule and which is checked when they are constants.
-/// ATen's vectorized loop computes blocks of 8 or 16 elements as
-/// T(start + step * i0) + step * k, which for non-integral steps can differ
-/// from this formula by an ulp; integral values are exact either way.
+/// f32/f64 results reproduce ATen's loop (RangeFactoriesKernel.cpp with
+/// Loops.h's vectorized_loop, AVX2/default 256-bit vectors of V = 8 f32 or
+/// 4 f64, FMA-contracted): the first floor(n / 2V) * 2V elements come in
+/// blocks of V as T(fma(k, step, T(fma(step, i0, start)))) (i0 = block
+/// start, k = offset in it), the rest as T(fma(step, i, start)). Exact for
+/// up to 32768 elements (ATen's grain size: one chunk); longer ranges are
+/// split by ATen's thread count and may differ by an ulp, as may runs with
+/// ATEN_CPU_CAPABILITY=avx512. f16/bf16 use the plain float formula.
 template <typename OpTy>
 class ConvertArangeOp : public TorchConversionPattern<OpTy> {
 public:
@@ -155,6 +162,7 @@ public:
     Value step = adaptorStep
                      ? castScalar(rewriter, loc, adaptorStep, accType)
                      : createScalarConstant(rewriter, loc, accType, 1.0);
+    int64_t n = type.getDimSize(0);
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(1)};
     SmallVector<utils::IteratorType> iterators = {
         utils::IteratorType::parallel};
@@ -164,10 +172,27 @@ public:
             ValueRange{createEmptyTensor(rewriter, loc, type)}, maps,
             iterators,
             [&](OpBuilder &b, Location l, ValueRange) {
-              Value i = linalg::IndexOp::create(b, l, 0);
-              i = arith::IndexCastOp::create(b, l, b.getI64Type(), i);
-              i = castScalar(b, l, i, accType);
-              Value v = createAdd(b, l, start, createMul(b, l, step, i));
+              Value index = linalg::IndexOp::create(b, l, 0);
+              Value i = arith::IndexCastOp::create(b, l, b.getI64Type(), index);
+              auto toAcc = [&](Value v) { return castScalar(b, l, v, accType); };
+              Value v;
+              if (!accType.isF64()) {
+                v = createAdd(b, l, start, createMul(b, l, step, toAcc(i)));
+              } else {
+                int64_t lanes = 256 / elemType.getIntOrFloatBitWidth();
+                int64_t vectorized = n / (2 * lanes) * (2 * lanes);
+                Value laneMask = createIntConstant(b, l, i.getType(), ~(lanes - 1));
+                Value i0 = arith::AndIOp::create(b, l, i, laneMask);
+                Value k = arith::SubIOp::create(b, l, i, i0);
+                Value base = math::FmaOp::create(b, l, step, toAcc(i0), start);
+                base = toAcc(castScalar(b, l, base, elemType));
+                Value inBlock = math::FmaOp::create(b, l, toAcc(k), step, base);
+                Value tail = math::FmaOp::create(b, l, step, toAcc(i), start);
+                Value isVector = arith::CmpIOp::create(
+                    b, l, arith::CmpIPredicate::slt, i,
+                    createIntConstant(b, l, i.getType(), vectorized));
+                v = arith::SelectOp::create(b, l, isVector, inBlock, tail);
+              }
               linalg::YieldOp::create(b, l, castScalar(b, l, v, elemType));
             })
             .getResult(0);
