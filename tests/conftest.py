@@ -30,9 +30,6 @@ _BN_SYNC = ("merge regression: native batch-norm lowering (BatchNorm.cpp) togeth
 KNOWN_MERGE_REGRESSIONS = {
     "tests/models/test_model_zoo.py::test_parameters_match_eager[mobilenet_v2]": _BN_SYNC,
     "tests/models/test_model_zoo.py::test_parameters_match_eager[resnet18]": _BN_SYNC,
-    "tests/models/test_model_zoo.py::test_parameters_match_eager[nanogpt]":
-        "merge regression: nanoGPT parameters differ from eager after 3 AdamW steps (each "
-        "branch alone passed its split/attention tests)",
     "tests/reliability/test_lazy_kernels.py::test_models_using_split_train_like_eager[nanogpt_attention]":
         "merge regression: same cause as the nanoGPT model test",
     "tests/reliability/test_dialect.py::test_every_lazy_kernel_op_parses_and_verifies":
