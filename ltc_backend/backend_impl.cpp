@@ -174,10 +174,12 @@ void InitBackend() {
     RegisterViewKernels();
     InstallVariableHooks();
     // Ops torch 1.13 has no Lazy kernel for, kept in the graph
-    // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh)
-    // and the backward ops of MobileNetV3's hard activations.
+    // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh),
+    // the backward ops of MobileNetV3's hard activations, where.self
+    // (torch.where, and the backward of maximum/minimum, e.g. OPT's
+    // torch.max(scores, finfo.min)).
     for (const char* op : {"hardtanh", "hardtanh_backward", "hardswish",
-                           "hardswish_backward", "hardsigmoid_backward"})
+                           "hardswish_backward", "hardsigmoid_backward", "where.self"})
       RegisterAtenOpKernel(op);
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();

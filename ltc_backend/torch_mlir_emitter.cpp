@@ -434,6 +434,24 @@ class Emitter {
       operands.push_back(Name(in));
       types.push_back(Type(in));
     }
+    // LTC records torch.arange as arange.start_out(start, end, step, out)
+    // with an empty `out` whose dtype is the result's. The dialect has no
+    // out= ops: emit the functional arange.start_step with that dtype.
+    if (base == "arange" && schema->overload_name() == "start_out" &&
+        node->inputs().size() == 4 && node->outputs().size() == 1) {
+      auto tt = node->output()->type()->cast<c10::TensorType>();
+      if (!tt || !tt->scalarType())
+        return Unsupported(node->kind().toQualString(), "result dtype unknown");
+      op = "torch.aten.arange.start_step";
+      operands.resize(3);
+      types.resize(3);
+      operands.push_back(EmitInt(static_cast<int64_t>(*tt->scalarType())));
+      types.push_back("!torch.int");
+      for (int i = 0; i < 3; ++i) {  // layout, device, pin_memory
+        operands.push_back(EmitOp("torch.constant.none", {}, {}, "", "!torch.none"));
+        types.push_back("!torch.none");
+      }
+    }
     std::vector<std::string> result_types;
     for (const torch::jit::Value* out : node->outputs()) {
       std::string t;

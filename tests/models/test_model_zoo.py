@@ -70,8 +70,6 @@ MODELS = {
 # Models whose graphs still leave native code, and why (issue "Real models
 # compile natively"). Remove an entry when the model runs natively.
 NOT_NATIVE_YET = {
-    "nanogpt": "aten::arange not lowered (every graph falls back)",
-    "opt_decoder": "aten::arange not lowered (every graph falls back)",
 }
 
 _BODY = """

@@ -90,6 +90,10 @@ is self and the mask all true. The lowering draws the mask from a
 counter-based hash of the function's `ltc.rng_seed` argument, the op's
 `ltc.rng_stream` attribute and the element index.
 """, results=("output", "mask")),
+    "masked_fill.Scalar": OpSpec(
+        summary="mask ? value : self (self and mask broadcast; bool mask)"),
+    "masked_fill.Tensor": OpSpec(
+        summary="mask ? value : self with a 0-dim value tensor"),
     "where.self": elementwise(
         "condition ? self : other, all three broadcast together", """
 `condition` is bool (or, deprecated, ui8: nonzero is true). self and
@@ -119,6 +123,14 @@ integer self with float bounds; bounds are converted to it.
     # Constructors that only keep the shape of their input.
     "zero": OpSpec(summary="zeros shaped like self (functional zero_)"),
     "fill.Scalar": OpSpec(summary="value, shaped like self (functional fill_)"),
+    "arange": OpSpec(summary="[0, end) in steps of 1"),
+    "arange.start": OpSpec(summary="[start, end) in steps of 1"),
+    "arange.start_step": OpSpec(
+        summary="start + step * i for i in [0, ceil((end - start) / step))",
+        description="""
+The emitter also produces it for LTC's `arange.start_out` (the dialect has
+no out= ops), with `dtype` set to the dtype of `out`.
+"""),
     "IntImplicit": verified("the value of a 0-dim integer tensor as an int", """
 TorchScript's implicit tensor -> int conversion (e.g. of a storage
 offset held in a 0-dim tensor). Folds when `a` is a literal.
@@ -237,6 +249,7 @@ number of occurrences of its index.
         summary="sum over dims (None or [] = all), optionally keeping them"),
     "mean": OpSpec(summary="mean of all elements (0-dim result)"),
     "mean.dim": OpSpec(summary="mean over dims, optionally keeping them"),
+    "cumsum": OpSpec(summary="inclusive prefix sum along dim"),
 
     # Softmax family, normalization and losses.
     "_log_softmax": OpSpec(summary="log(softmax(self, dim))"),
@@ -360,4 +373,5 @@ the current maximum (ATen's CPU kernel).
     "upsample_trilinear3d_backward": OpSpec(summary="gradient of upsample_trilinear3d"),
     # Data movement.
     "repeat": OpSpec(summary="self tiled `repeats` times along each dim"),
+    "flip": OpSpec(summary="self reversed along each of `dims`"),
 }

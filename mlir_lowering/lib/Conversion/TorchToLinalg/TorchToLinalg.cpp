@@ -123,6 +123,8 @@ struct ConvertTorchToLinalgPass
     populateBatchNormPatterns(typeConverter, patterns);
     populateGroupNormPatterns(typeConverter, patterns);
     populateRepeatPatterns(typeConverter, patterns);
+    populateScanPatterns(typeConverter, patterns);
+    populateMaskedFillPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -80,6 +80,10 @@ void populateGroupNormPatterns(TorchTypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
 void populateRepeatPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
+void populateScanPatterns(TorchTypeConverter &typeConverter,
+                          mlir::RewritePatternSet &patterns);
+void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 133 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 140 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -195,6 +195,41 @@ def Torch_AtenAliasCopyOp : Torch_AtenOp<"alias_copy", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+def Torch_AtenArangeOp : Torch_AtenOp<"arange", [Pure]> {
+  let summary = "[0, end) in steps of 1";
+  let arguments = (ins Torch_Scalar:$end, Torch_OptionalInt:$dtype,
+                       Torch_OptionalInt:$layout,
+                       Torch_OptionalDevice:$device,
+                       Torch_OptionalBool:$pin_memory);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+def Torch_AtenArangeStartOp : Torch_AtenOp<"arange.start", [Pure]> {
+  let summary = "[start, end) in steps of 1";
+  let arguments = (ins Torch_Scalar:$start, Torch_Scalar:$end,
+                       Torch_OptionalInt:$dtype, Torch_OptionalInt:$layout,
+                       Torch_OptionalDevice:$device,
+                       Torch_OptionalBool:$pin_memory);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+def Torch_AtenArangeStartStepOp : Torch_AtenOp<"arange.start_step", [Pure]> {
+  let summary = "start + step * i for i in [0, ceil((end - start) / step))";
+  let description = [{
+    The emitter also produces it for LTC's `arange.start_out` (the dialect has
+    no out= ops), with `dtype` set to the dtype of `out`.
+  }];
+  let arguments = (ins Torch_Scalar:$start, Torch_Scalar:$end,
+                       Torch_Scalar:$step, Torch_OptionalInt:$dtype,
+                       Torch_OptionalInt:$layout,
+                       Torch_OptionalDevice:$device,
+                       Torch_OptionalBool:$pin_memory);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy", [Pure]> {
   let summary = "the view of self's elements with sizes, strides and offset";
@@ -369,6 +404,14 @@ def Torch_AtenCosOp : Torch_ElementwiseOp<"cos", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenCumsumOp : Torch_AtenOp<"cumsum", [Pure]> {
+  let summary = "inclusive prefix sum along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::detach_copy(Tensor self) -> Tensor
 def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy", [Pure]> {
   let summary = "identity (autograd detach)";
@@ -483,6 +526,13 @@ def Torch_AtenExpandCopyOp : Torch_AtenOp<"expand_copy", [Pure]> {
 def Torch_AtenFillScalarOp : Torch_AtenOp<"fill.Scalar", [Pure]> {
   let summary = "value, shaped like self (functional fill_)";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::flip(Tensor self, int[] dims) -> Tensor
+def Torch_AtenFlipOp : Torch_AtenOp<"flip", [Pure]> {
+  let summary = "self reversed along each of `dims`";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$dims);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -620,6 +670,22 @@ def Torch_AtenLtScalarOp : Torch_ComparisonOp<"lt.Scalar", [Pure]> {
 def Torch_AtenLtTensorOp : Torch_ComparisonOp<"lt.Tensor", [Pure]> {
   let summary = "self < other";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
+  let summary = "mask ? value : self (self and mask broadcast; bool mask)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
+                       Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+def Torch_AtenMaskedFillTensorOp : Torch_AtenOp<"masked_fill.Tensor", [Pure]> {
+  let summary = "mask ? value : self with a 0-dim value tensor";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
+                       Torch_VTensor:$value);
   let results = (outs Torch_VTensor:$result);
 }
 

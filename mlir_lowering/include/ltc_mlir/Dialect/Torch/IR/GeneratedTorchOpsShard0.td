@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 198 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 196 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -429,16 +429,6 @@ def Torch_AtenAminOp : Torch_AtenOp<"amin", [Pure]> {
   let summary = "`aten::amin`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$dim,
                        Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-def Torch_AtenArangeOp : Torch_AtenOp<"arange", [Pure]> {
-  let summary = "`aten::arange`";
-  let arguments = (ins Torch_Scalar:$end, Torch_OptionalInt:$dtype,
-                       Torch_OptionalInt:$layout,
-                       Torch_OptionalDevice:$device,
-                       Torch_OptionalBool:$pin_memory);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1043,14 +1033,6 @@ def Torch_AtenMHAOp : Torch_AtenOp<"mH.a", [Pure]> {
 def Torch_AtenMTOp : Torch_AtenOp<"mT", [Pure]> {
   let summary = "`aten::mT`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
-  let summary = "`aten::masked_fill.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
-                       Torch_Scalar:$value);
   let results = (outs Torch_VTensor:$result);
 }
 

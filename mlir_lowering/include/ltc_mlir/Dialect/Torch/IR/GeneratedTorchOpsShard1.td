@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 180 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 179 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -607,14 +607,6 @@ def Torch_AtenCumprodBackwardOp : Torch_AtenOp<"cumprod_backward", [Pure]> {
   let summary = "`aten::cumprod_backward`";
   let arguments = (ins Torch_VTensor:$grad, Torch_VTensor:$input,
                        Torch_Int:$dim, Torch_VTensor:$output);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenCumsumOp : Torch_AtenOp<"cumsum", [Pure]> {
-  let summary = "`aten::cumsum`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 

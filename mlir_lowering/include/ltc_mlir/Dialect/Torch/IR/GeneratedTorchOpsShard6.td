@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 158 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -316,16 +316,6 @@ def Torch_AtenAffineGridGeneratorOp : Torch_AtenOp<"affine_grid_generator", [Pur
   let summary = "`aten::affine_grid_generator`";
   let arguments = (ins Torch_VTensor:$theta, Torch_List:$size,
                        Torch_Bool:$align_corners);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-def Torch_AtenArangeStartOp : Torch_AtenOp<"arange.start", [Pure]> {
-  let summary = "`aten::arange.start`";
-  let arguments = (ins Torch_Scalar:$start, Torch_Scalar:$end,
-                       Torch_OptionalInt:$dtype, Torch_OptionalInt:$layout,
-                       Torch_OptionalDevice:$device,
-                       Torch_OptionalBool:$pin_memory);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 181 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 180 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -376,17 +376,6 @@ def Torch_AtenAlignToEllipsisIdxOp : Torch_AtenOp<"align_to.ellipsis_idx", [Pure
   let summary = "`aten::align_to.ellipsis_idx`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$order,
                        Torch_Int:$ellipsis_idx);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-def Torch_AtenArangeStartStepOp : Torch_AtenOp<"arange.start_step", [Pure]> {
-  let summary = "`aten::arange.start_step`";
-  let arguments = (ins Torch_Scalar:$start, Torch_Scalar:$end,
-                       Torch_Scalar:$step, Torch_OptionalInt:$dtype,
-                       Torch_OptionalInt:$layout,
-                       Torch_OptionalDevice:$device,
-                       Torch_OptionalBool:$pin_memory);
   let results = (outs Torch_VTensor:$result);
 }
 

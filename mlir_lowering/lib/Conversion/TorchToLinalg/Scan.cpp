@@ -1,0 +1,207 @@
+//===- Scan.cpp - cumsum, flip (cumsum's backward) ------------------------===//
+//
+// cumsum(self, dim, dtype) is an scf.for over `dim` whose iteration k adds
+// slice k of self to a running accumulator (one parallel linalg.generic
+// over the other dims) and inserts the rounded accumulator as slice k of
+// the result. This is ATen's CPU kernel (cpu_cum_base_kernel): a
+// sequential scan per line, in at::acc_type<T, /*is_cuda=*/false>, which
+// is double for f32 and f64, float for bf16 (torch 1.13 has no f16
+// kernel on CPU: refused, the fallback raises eager's error) and int64 for every
+// integer dtype; self is first converted to the result dtype (bool and
+// integer inputs give int64 without `dtype`: that is in the result type).
+// The same order and accumulator give bit-identical results. flip, which
+// cumsum's backward uses (grad.flip(dim).cumsum(dim).flip(dim)), reads
+// self at the reversed indices with tensor.extract.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch_to_linalg {
+namespace {
+
+/// at::acc_type<T, false> of a cumsum result element type.
+Type getScanAccumulatorType(Type elemType) {
+  MLIRContext *context = elemType.getContext();
+  if (isa<IntegerType>(elemType))
+    return IntegerType::get(context, 64);
+  if (elemType.isF16() || elemType.isBF16())
+    return Float32Type::get(context);
+  return Float64Type::get(context);
+}
+
+class ConvertCumsumOp : public TorchConversionPattern<torch::AtenCumsumOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenCumsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    if (isBoolDtype(getTorchDtype(op.getResult())))
+      return fail(op, rewriter, "bool result dtype is not supported");
+    // torch 1.13's CPU kernel has no f16 case: the fallback raises eager's
+    // error ("cumsum_out_cpu" not implemented for 'Half').
+    if (type.getElementType().isF16())
+      return fail(op, rewriter, "f16 cumsum is not implemented on CPU");
+    Value self = adaptor.getSelf();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    if (selfType.getShape() != type.getShape())
+      return fail(op, rewriter, "result shape differs from self's");
+    int64_t rank = selfType.getRank();
+    std::optional<int64_t> dimArg = getConstantInt(op.getDim());
+    if (!dimArg)
+      return fail(op, rewriter, "dim must be a constant");
+    std::optional<int64_t> dim = normalizeDim(*dimArg, rank);
+    if (!dim)
+      return fail(op, rewriter, "dim " + Twine(*dimArg) + " out of range");
+    Type selfDtype = getTorchDtype(op.getSelf());
+    bool selfUnsigned = isUnsignedDtype(selfDtype) || isBoolDtype(selfDtype);
+
+    Location loc = op.getLoc();
+    Type elemType = type.getElementType();
+    // A 0-d tensor is its own cumsum; an empty one has nothing to add.
+    if (rank == 0) {
+      rewriter.replaceOp(op,
+                         castTensor(rewriter, loc, self, elemType, selfUnsigned));
+      return success();
+    }
+    if (type.getNumElements() == 0) {
+      rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, type));
+      return success();
+    }
+
+    Type accType = getScanAccumulatorType(elemType);
+    SmallVector<int64_t> sliceShape;
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != *dim)
+        sliceShape.push_back(type.getDimSize(d));
+    auto selfSliceType =
+        RankedTensorType::get(sliceShape, selfType.getElementType());
+    auto accSliceType = RankedTensorType::get(sliceShape, accType);
+
+    Value lower = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value upper =
+        arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(*dim));
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    Value acc0 = createZeroTensor(rewriter, loc, accSliceType);
+    Value out0 = createEmptyTensor(rewriter, loc, type);
+    SmallVector<AffineMap> maps(
+        2, rewriter.getMultiDimIdentityMap(sliceShape.size()));
+    SmallVector<utils::IteratorType> iterators(sliceShape.size(),
+                                               utils::IteratorType::parallel);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, lower, upper, one, ValueRange{acc0, out0},
+        [&](OpBuilder &b, Location l, Value k, ValueRange iterArgs) {
+          SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0));
+          SmallVector<OpFoldResult> sizes, strides(rank, b.getIndexAttr(1));
+          for (int64_t d = 0; d < rank; ++d)
+            sizes.push_back(b.getIndexAttr(d == *dim ? 1 : type.getDimSize(d)));
+          offsets[*dim] = k;
+          Value x = tensor::ExtractSliceOp::create(b, l, selfSliceType, self,
+                                                   offsets, sizes, strides);
+          Value acc =
+              linalg::GenericOp::create(
+                  b, l, TypeRange{accSliceType}, ValueRange{x},
+                  ValueRange{iterArgs[0]}, maps, iterators,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    // self.to(result dtype), then into the accumulator.
+                    Value v = castScalar(nb, nl, args[0], elemType,
+                                         selfUnsigned);
+                    v = castScalar(nb, nl, v, accType);
+                    linalg::YieldOp::create(nb, nl,
+                                            createAdd(nb, nl, args[1], v));
+                  })
+                  .getResult(0);
+          Value y = castTensor(b, l, acc, elemType);
+          Value out = tensor::InsertSliceOp::create(b, l, y, iterArgs[1],
+                                                    offsets, sizes, strides);
+          scf::YieldOp::create(b, l, ValueRange{acc, out});
+        });
+    rewriter.replaceOp(op, loop.getResult(1));
+    return success();
+  }
+};
+
+class ConvertFlipOp : public TorchConversionPattern<torch::AtenFlipOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenFlipOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    Value self = adaptor.getSelf();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    if (selfType != type)
+      return fail(op, rewriter, "result type differs from self's");
+    std::optional<SmallVector<int64_t>> dimsArg =
+        getConstantIntList(op.getDims());
+    if (!dimsArg)
+      return fail(op, rewriter, "dims must be a list of int constants");
+    int64_t rank = type.getRank();
+    SmallVector<bool> flipped(rank, false);
+    for (int64_t d : *dimsArg) {
+      std::optional<int64_t> nd = normalizeDim(d, rank);
+      if (!nd)
+        return fail(op, rewriter, "dim " + Twine(d) + " out of range");
+      if (rank == 0)
+        continue;
+      if (flipped[*nd])
+        return fail(op, rewriter,
+                    "dim " + Twine(d) + " appears multiple times (eager raises)");
+      flipped[*nd] = true;
+    }
+    // Nothing to reverse: size-1 dims or none listed.
+    bool any = false;
+    for (int64_t d = 0; d < rank; ++d)
+      any |= flipped[d] && type.getDimSize(d) > 1;
+    if (!any) {
+      rewriter.replaceOp(op, self);
+      return success();
+    }
+
+    Location loc = op.getLoc();
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value result =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{type}, ValueRange{},
+            ValueRange{createEmptyTensor(rewriter, loc, type)}, maps,
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange) {
+              SmallVector<Value> indices;
+              for (int64_t d = 0; d < rank; ++d) {
+                Value i = linalg::IndexOp::create(b, l, d);
+                if (flipped[d]) {
+                  Value last = arith::ConstantIndexOp::create(
+                      b, l, type.getDimSize(d) - 1);
+                  i = arith::SubIOp::create(b, l, last, i);
+                }
+                indices.push_back(i);
+              }
+              linalg::YieldOp::create(
+                  b, l, tensor::ExtractOp::create(b, l, self, indices).getResult());
+            })
+            .getResult(0);
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateScanPatterns(TorchTypeConverter &typeConverter,
+                          RewritePatternSet &patterns) {
+  patterns.add<ConvertCumsumOp, ConvertFlipOp>(typeConverter,
+                                               patterns.getContext());
+}
+
+} // namespace ltc_mlir::torch_to_linalg
