@@ -105,6 +105,8 @@ struct ConvertTorchToLinalgPass
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateElementwisePatterns(typeConverter, patterns);
     populateActivationPatterns(typeConverter, patterns);
+    populateFloatMathPatterns(typeConverter, patterns);
+    populateMaskedFillPatterns(typeConverter, patterns);
     populateRandomPatterns(typeConverter, patterns);
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);

@@ -44,6 +44,10 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns);
 void populateActivationPatterns(TorchTypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
+void populateFloatMathPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 void populateRandomPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateTensorConstructorsPatterns(TorchTypeConverter &typeConverter,

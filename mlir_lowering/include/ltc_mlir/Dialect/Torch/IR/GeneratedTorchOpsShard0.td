@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 198 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 195 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -642,13 +642,6 @@ def Torch_AtenEmbeddingBagPaddingIdxOp : Torch_AtenOp<"embedding_bag.padding_idx
                       Torch_VTensor:$result2, Torch_VTensor:$result3);
 }
 
-// aten::erf(Tensor self) -> Tensor
-def Torch_AtenErfOp : Torch_AtenOp<"erf", [Pure]> {
-  let summary = "`aten::erf`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::erfc(Tensor self) -> Tensor
 def Torch_AtenErfcOp : Torch_AtenOp<"erfc", [Pure]> {
   let summary = "`aten::erfc`";
@@ -1046,14 +1039,6 @@ def Torch_AtenMTOp : Torch_AtenOp<"mT", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
-  let summary = "`aten::masked_fill.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
-                       Torch_Scalar:$value);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::matrix_exp(Tensor self) -> Tensor
 def Torch_AtenMatrixExpOp : Torch_AtenOp<"matrix_exp", [Pure]> {
   let summary = "`aten::matrix_exp`";
@@ -1339,14 +1324,6 @@ def Torch_AtenSizeIntOp : Torch_AtenOp<"size.int", [Pure]> {
   let summary = "`aten::size.int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
   let results = (outs Torch_Int:$result);
-}
-
-// aten::softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-def Torch_AtenSoftplusBackwardOp : Torch_AtenOp<"softplus_backward", [Pure]> {
-  let summary = "`aten::softplus_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Scalar:$beta, Torch_Scalar:$threshold);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::sparse_bsc_tensor.ccol_row_value_size(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 194 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 193 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1034,14 +1034,6 @@ def Torch_AtenLuUnpackOp : Torch_AtenOp<"lu_unpack", [Pure]> {
   let arguments = (ins Torch_VTensor:$LU_data, Torch_VTensor:$LU_pivots,
                        Torch_Bool:$unpack_data, Torch_Bool:$unpack_pivots);
   let results = (outs Torch_VTensor:$P, Torch_VTensor:$L, Torch_VTensor:$U);
-}
-
-// aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
-def Torch_AtenMaskedFillTensorOp : Torch_AtenOp<"masked_fill.Tensor", [Pure]> {
-  let summary = "`aten::masked_fill.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
-                       Torch_VTensor:$value);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 158 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -650,13 +650,6 @@ def Torch_AtenKaiserWindowBetaOp : Torch_AtenOp<"kaiser_window.beta", [Pure]> {
                        Torch_OptionalInt:$layout,
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
-def Torch_AtenLeakyReluOp : Torch_AtenOp<"leaky_relu", [Pure]> {
-  let summary = "`aten::leaky_relu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$negative_slope);
   let results = (outs Torch_VTensor:$result);
 }
 
