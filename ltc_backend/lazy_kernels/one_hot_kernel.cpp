@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 #include <ATen/ops/one_hot_native.h>
 #include <c10/util/Exception.h>
+#include <torch/csrc/lazy/core/ir_builder.h>
 #include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
