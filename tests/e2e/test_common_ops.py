@@ -91,14 +91,16 @@ def test_masked_fill_scalar_broadcast_mask(dtype):
 def test_masked_fill_tensor_value_and_inplace():
     x = rnd(4, 8)
     mask = rnd(4, 8) > 0.3
+    mask[:, 0] = False  # no row fully masked
+    keep = rnd(4, 8) > 0
 
-    def fn(a, m):
+    def fn(a, m, k):
         y = a * 2
         y.masked_fill_(m, float("-inf"))          # attention-mask style
         z = y.softmax(-1)
-        return z.masked_fill(~m, torch.tensor(0.25))
+        return z.masked_fill(k, torch.tensor(0.25))
 
-    eager, lazy = run_both(fn, x, mask, grad_inputs=(0,))
+    eager, lazy = run_both(fn, x, mask, keep, grad_inputs=(0,))
     assert_close(eager, lazy, rtol=1e-6, atol=1e-7)
     assert_native("masked_fill", "masked_fill_")
 
@@ -207,7 +209,11 @@ def act_input(dtype):
 @pytest.mark.parametrize("name", list(ACTS))
 def test_activation_forward_backward(name, dtype):
     eager, lazy = run_both(ACTS[name], act_input(dtype), grad_inputs=(0,))
-    assert_close(eager, lazy, **TOL[dtype])
+    tol = dict(TOL[dtype])
+    if name == "gelu_tanh" and dtype == torch.float32:
+        # tanh's derivative term cancels near x = -4.5: ~1e-6 absolute.
+        tol["atol"] = 1e-5
+    assert_close(eager, lazy, **tol)
     op = ACT_OPS[name]
     assert_native(op, op + "_backward")
 
