@@ -183,7 +183,9 @@ void InitBackend() {
     // where.self; mish's backward into sigmoid/softplus/tanh); elu,
     // leaky_relu, softplus, gelu and masked_fill have LTC kernels.
     for (const char* op : {"where.self", "sin", "erf", "round", "round.decimals",
-                           "mish", "mse_loss", "mse_loss_backward", "eye", "eye.m"})
+                           "mish", "mse_loss", "mse_loss_backward", "eye", "eye.m",
+                           "logical_and", "logical_or", "logical_xor", "logical_not",
+                           "bitwise_not"})
       RegisterAtenOpKernel(op);
     RegisterOneHotKernel();
     RegisterInplaceUpdateFlush();

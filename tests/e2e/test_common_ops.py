@@ -1,7 +1,8 @@
 """Common ops of real models that torch 1.13 has no Lazy kernel (or no
 lowering) for, end to end: where (all overloads), masked_fill (Scalar,
-Tensor, in place), sin/cos/erf/round(.decimals), mish, elu, leaky_relu,
-softplus, gelu(tanh), mse_loss, one_hot, eye; forward and backward, lazy
+Tensor, in place), logical_and/or/xor/not, bitwise_not, sin/cos/erf,
+round(.decimals), mish, elu, leaky_relu, softplus, gelu(tanh), mse_loss,
+one_hot, eye; forward and backward, lazy
 device vs eager CPU with explicit tolerances. Each case asserts that the
 graph ran as native code and that the op did not run through the per-op
 eager fallback (no `aten::<op>` in fallback_ops).
@@ -112,6 +113,31 @@ def test_masked_fill_int_and_bool():
                            x, mask)
     assert_close(eager, lazy, rtol=0, atol=0)
     assert_native("masked_fill")
+
+
+# ------------------------------------------------- logical ops, bitwise_not
+
+def test_logical_ops_and_bitwise_not():
+    a = rnd(4, 6)
+    a[0, :3] = torch.tensor([0.0, -0.0, float("nan")])
+    b = torch.randint(-2, 3, (6,), generator=g)
+
+    def fn(x, y):
+        m = x > 0
+        return (torch.logical_and(x, y), torch.logical_or(m, y), torch.logical_xor(x, m),
+                torch.logical_not(x), ~m, ~y, y.bitwise_not().to(torch.uint8))
+
+    eager, lazy = run_both(fn, a, b)
+    assert_close(eager, lazy, rtol=0, atol=0)
+    assert_native("logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_not")
+
+
+def test_clamp_backward_uses_logical_and_and_where():
+    x = rnd(5, 7)
+    x.view(-1)[:4] = torch.tensor([-0.5, 0.5, 0.0, 2.0])
+    eager, lazy = run_both(lambda a: a.clamp(-0.5, 0.5), x, grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=0, atol=0)
+    assert_native("logical_and", "where")
 
 
 # ----------------------------------------------------- sin cos erf round

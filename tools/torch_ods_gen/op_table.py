@@ -107,6 +107,11 @@ counter-based hash of the function's `ltc.rng_seed` argument, the op's
         "self * beta > threshold ? self : log1p(exp(self * beta)) / beta"),
     "softplus_backward": elementwise(
         "grad_output * d softplus(self) / d self"),
+    "logical_and": elementwise("self != 0 && other != 0 (bool)"),
+    "logical_or": elementwise("self != 0 || other != 0 (bool)"),
+    "logical_xor": elementwise("(self != 0) != (other != 0) (bool)"),
+    "logical_not": elementwise("self == 0 (bool)"),
+    "bitwise_not": elementwise("~self (bool: !self); integer dtypes only"),
     "masked_fill.Scalar": OpSpec(
         summary="mask ? value : self, mask broadcast to self's shape"),
     "masked_fill.Tensor": OpSpec(

@@ -151,3 +151,22 @@ func.func @eye() -> !torch.vtensor<[2,3],f64> {
   %0 = torch.aten.eye.m %n, %m, %dt, %none, %none, %none : (!torch.int, !torch.int, !torch.int, !torch.none, !torch.none, !torch.none) -> !torch.vtensor<[2,3],f64>
   return %0 : !torch.vtensor<[2,3],f64>
 }
+
+// -----
+
+// logical_and of a float and an int tensor: each read as x != 0, the i1
+// result stored as bool (i8 0/1); bitwise_not of a bool flips the 0/1 bit.
+// CHECK-LABEL: func.func @logical_and_bitwise_not(
+// CHECK: ^bb0(%[[X:.*]]: f32, %[[Y:.*]]: i64, %{{.*}}: i8):
+// CHECK: %[[XB:.*]] = arith.cmpf une, %[[X]]
+// CHECK: %[[YB:.*]] = arith.cmpi ne, %[[Y]]
+// CHECK: %[[AND:.*]] = arith.andi %[[XB]], %[[YB]] : i1
+// CHECK: arith.extui %[[AND]] : i1 to i8
+// CHECK: ^bb0(%[[B:.*]]: i8, %{{.*}}: i8):
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i8
+// CHECK: arith.xori %[[B]], %[[ONE]] : i8
+func.func @logical_and_bitwise_not(%x: !torch.vtensor<[4,6],f32>, %y: !torch.vtensor<[6],si64>) -> !torch.vtensor<[4,6],i1> {
+  %0 = torch.aten.logical_and %x, %y : (!torch.vtensor<[4,6],f32>, !torch.vtensor<[6],si64>) -> !torch.vtensor<[4,6],i1>
+  %1 = torch.aten.bitwise_not %0 : (!torch.vtensor<[4,6],i1>) -> !torch.vtensor<[4,6],i1>
+  return %1 : !torch.vtensor<[4,6],i1>
+}

@@ -107,6 +107,7 @@ struct ConvertTorchToLinalgPass
     populateActivationPatterns(typeConverter, patterns);
     populateFloatMathPatterns(typeConverter, patterns);
     populateMaskedFillPatterns(typeConverter, patterns);
+    populateLogicalPatterns(typeConverter, patterns);
     populateRandomPatterns(typeConverter, patterns);
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);

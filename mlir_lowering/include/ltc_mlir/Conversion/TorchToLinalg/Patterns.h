@@ -46,6 +46,8 @@ void populateActivationPatterns(TorchTypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
 void populateFloatMathPatterns(TorchTypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+void populateLogicalPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
 void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
 void populateRandomPatterns(TorchTypeConverter &typeConverter,

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 151 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 156 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -267,6 +267,13 @@ def Torch_AtenAvgPool3dBackwardOp : Torch_AtenOp<"avg_pool3d_backward", [Pure]> 
                        Torch_List:$padding, Torch_Bool:$ceil_mode,
                        Torch_Bool:$count_include_pad,
                        Torch_OptionalInt:$divisor_override);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_not(Tensor self) -> Tensor
+def Torch_AtenBitwiseNotOp : Torch_ElementwiseOp<"bitwise_not", [Pure]> {
+  let summary = "~self (bool: !self); integer dtypes only";
+  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -666,6 +673,34 @@ def Torch_AtenLeakyReluBackwardOp : Torch_ElementwiseOp<"leaky_relu_backward", [
 def Torch_AtenLogOp : Torch_ElementwiseOp<"log", [Pure]> {
   let summary = "log(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_and(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalAndOp : Torch_ElementwiseOp<"logical_and", [Pure]> {
+  let summary = "self != 0 && other != 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_not(Tensor self) -> Tensor
+def Torch_AtenLogicalNotOp : Torch_ElementwiseOp<"logical_not", [Pure]> {
+  let summary = "self == 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_or(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalOrOp : Torch_ElementwiseOp<"logical_or", [Pure]> {
+  let summary = "self != 0 || other != 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_xor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalXorOp : Torch_ElementwiseOp<"logical_xor", [Pure]> {
+  let summary = "(self != 0) != (other != 0) (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 195 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 194 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -496,13 +496,6 @@ def Torch_AtenBatchNormUpdateStatsOp : Torch_AtenOp<"batch_norm_update_stats", [
 def Torch_AtenBitwiseLeftShiftTensorOp : Torch_AtenOp<"bitwise_left_shift.Tensor", [Pure]> {
   let summary = "`aten::bitwise_left_shift.Tensor`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_not(Tensor self) -> Tensor
-def Torch_AtenBitwiseNotOp : Torch_AtenOp<"bitwise_not", [Pure]> {
-  let summary = "`aten::bitwise_not`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

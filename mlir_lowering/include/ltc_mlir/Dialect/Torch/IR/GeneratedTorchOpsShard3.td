@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 161 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 159 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -840,20 +840,6 @@ def Torch_AtenLinearOp : Torch_AtenOp<"linear", [Pure]> {
   let summary = "`aten::linear`";
   let arguments = (ins Torch_VTensor:$input, Torch_VTensor:$weight,
                        Torch_OptionalVTensor:$bias);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_and(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalAndOp : Torch_AtenOp<"logical_and", [Pure]> {
-  let summary = "`aten::logical_and`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_not(Tensor self) -> Tensor
-def Torch_AtenLogicalNotOp : Torch_AtenOp<"logical_not", [Pure]> {
-  let summary = "`aten::logical_not`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

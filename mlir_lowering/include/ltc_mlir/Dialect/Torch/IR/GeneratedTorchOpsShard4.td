@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 161 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -783,13 +783,6 @@ def Torch_AtenLinalgPinvAtolRtolFloatOp : Torch_AtenOp<"linalg_pinv.atol_rtol_fl
 def Torch_AtenLogSigmoidOp : Torch_AtenOp<"log_sigmoid", [Pure]> {
   let summary = "`aten::log_sigmoid`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_xor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalXorOp : Torch_AtenOp<"logical_xor", [Pure]> {
-  let summary = "`aten::logical_xor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 156 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -754,13 +754,6 @@ def Torch_AtenLogSigmoidBackwardOp : Torch_AtenOp<"log_sigmoid_backward", [Pure]
 def Torch_AtenLogcumsumexpOp : Torch_AtenOp<"logcumsumexp", [Pure]> {
   let summary = "`aten::logcumsumexp`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_or(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalOrOp : Torch_AtenOp<"logical_or", [Pure]> {
-  let summary = "`aten::logical_or`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
