@@ -226,7 +226,7 @@ def act_input(dtype):
     # Kinks (0), softplus thresholds (20 / beta*x = 5) and large values.
     x = rnd(5, 23, dtype=torch.float64, scale=4)
     flat = x.reshape(-1)
-    for i, v in enumerate([0.0, -0.0, 20.0, 2.5, 25.0, -30.0, 1e-3, -1e-3]):
+    for i, v in enumerate([0.0, -0.0, 20.0, 2.5, 25.0, -30.0, 1e-3, -1e-3, -1e-8]):
         flat[i * 5] = v
     return x.to(dtype)
 

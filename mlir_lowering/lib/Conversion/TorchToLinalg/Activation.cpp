@@ -304,17 +304,20 @@ Value computeMish(OpBuilder &b, Location loc, Type, ArrayRef<Value> v,
   return arith::MulFOp::create(b, loc, v[0], math::TanhOp::create(b, loc, sp));
 }
 
-// elu(x, alpha, scale, input_scale) = x <= 0 ? expm1(x * input_scale) *
-// (alpha * scale) : x * scale.
-Value computeElu(OpBuilder &b, Location loc, Type, ArrayRef<Value> v,
+// elu(x, alpha, scale, input_scale) = x <= 0 ? (exp(x * input_scale) - 1) *
+// (alpha * scale) : x * scale (exp - 1 as ATen 1.13, not expm1: elu of
+// -1e-8 is 0 in eager f32).
+Value computeElu(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v,
                  ArrayRef<Value> s, ArrayRef<bool>) {
   Value negcoef = arith::MulFOp::create(b, loc, s[0], s[1]);
+  Value e =
+      math::ExpOp::create(b, loc, arith::MulFOp::create(b, loc, v[0], s[2]));
   Value neg = arith::MulFOp::create(
       b, loc,
-      math::ExpM1Op::create(b, loc, arith::MulFOp::create(b, loc, v[0], s[2])),
+      arith::SubFOp::create(b, loc, e, createScalarConstant(b, loc, t, 1)),
       negcoef);
   Value pos = arith::MulFOp::create(b, loc, v[0], s[1]);
-  Value zero = createScalarConstant(b, loc, v[0].getType(), 0);
+  Value zero = createScalarConstant(b, loc, t, 0);
   return arith::SelectOp::create(
       b, loc, cmpF(b, loc, arith::CmpFPredicate::ULE, v[0], zero), neg, pos);
 }
