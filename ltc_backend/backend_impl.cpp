@@ -181,6 +181,15 @@ void InitBackend() {
     for (const char* op : {"hardtanh", "hardtanh_backward", "hardswish",
                            "hardswish_backward", "hardsigmoid_backward", "where.self"})
       RegisterAtenOpKernel(op);
+    // Common ops of real models (where's Scalar overloads decompose into
+    // where.self; mish's backward into sigmoid/softplus/tanh); elu,
+    // leaky_relu, softplus, gelu and masked_fill have LTC kernels.
+    for (const char* op : {"sin", "erf", "round", "round.decimals",
+                           "mish", "mse_loss", "mse_loss_backward", "eye", "eye.m",
+                           "logical_and", "logical_or", "logical_xor", "logical_not",
+                           "bitwise_not"})
+      RegisterAtenOpKernel(op);
+    RegisterOneHotKernel();
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
     InstallLazyDeviceGuard();

@@ -29,6 +29,10 @@ void RegisterPromotingKernels();
 // ZeroTensor of the eager fallback broke sgn/sign/round backward.
 void RegisterZeroTensorKernel();
 
+// one_hot with an explicit num_classes as one lazy node (one_hot_kernel.cpp):
+// the decomposition synced the graph twice (.item()) and scattered eagerly.
+void RegisterOneHotKernel();
+
 // set_(source) raises (storage_ops.cpp): a lazy tensor has no storage to share.
 void RegisterStorageOps();
 

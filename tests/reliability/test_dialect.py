@@ -83,7 +83,7 @@ def test_every_lazy_kernel_op_parses_and_verifies(tmp_path):
             'func.func @f%d(%s) {\n  "torch.aten.%s"(%s) : (%s) -> (%s)\n  return\n}'
             % (i, params, key, ", ".join("%%a%d" % j for j in range(len(args))),
                ", ".join(args), ", ".join(results)))
-    assert len(funcs) > 80, len(funcs)
+    assert len(funcs) > 60, len(funcs)  # the others are in op_table.py
     path = tmp_path / "lazy_ops.mlir"
     path.write_text("\n".join(funcs) + "\n")
     # No --allow-unregistered-dialect: an op missing from the dialect fails.

@@ -90,10 +90,32 @@ is self and the mask all true. The lowering draws the mask from a
 counter-based hash of the function's `ltc.rng_seed` argument, the op's
 `ltc.rng_stream` attribute and the element index.
 """, results=("output", "mask")),
+    "sin": elementwise("sin(self)"),
+    "erf": elementwise("erf(self)"),
+    "round": elementwise("self rounded half to even"),
+    "round.decimals": elementwise(
+        "self rounded half to even at `decimals` decimal digits"),
+    "mish": elementwise("self * tanh(softplus(self))"),
+    "elu": elementwise(
+        "self > 0 ? scale * self : alpha * scale * (exp(self * input_scale) - 1)"),
+    "elu_backward": elementwise(
+        "grad_output * d elu / d x, from self or (is_result) the result"),
+    "leaky_relu": elementwise("self > 0 ? self : self * negative_slope"),
+    "leaky_relu_backward": elementwise(
+        "self > 0 ? grad_output : grad_output * negative_slope"),
+    "softplus": elementwise(
+        "self * beta > threshold ? self : log1p(exp(self * beta)) / beta"),
+    "softplus_backward": elementwise(
+        "grad_output * d softplus(self) / d self"),
+    "logical_and": elementwise("self != 0 && other != 0 (bool)"),
+    "logical_or": elementwise("self != 0 || other != 0 (bool)"),
+    "logical_xor": elementwise("(self != 0) != (other != 0) (bool)"),
+    "logical_not": elementwise("self == 0 (bool)"),
+    "bitwise_not": elementwise("~self (bool: !self); integer dtypes only"),
     "masked_fill.Scalar": OpSpec(
-        summary="mask ? value : self (self and mask broadcast; bool mask)"),
+        summary="mask ? value : self, mask broadcast to self's shape"),
     "masked_fill.Tensor": OpSpec(
-        summary="mask ? value : self with a 0-dim value tensor"),
+        summary="mask ? value : self, value a 0-dim tensor"),
     "where.self": elementwise(
         "condition ? self : other, all three broadcast together", """
 `condition` is bool (or, deprecated, ui8: nonzero is true). self and
@@ -104,6 +126,15 @@ NaN in self propagates. At least one of min and max must not be None.
 The result dtype (from LTC) is self's dtype, or the promoted dtype of an
 integer self with float bounds; bounds are converted to it.
 """),
+
+    "mse_loss": OpSpec(
+        summary="(self - target)^2, reduced by reduction (0 none, 1 mean, 2 sum)"),
+    "mse_loss_backward": OpSpec(
+        summary="grad_output * (self - target) * (mean ? 2 / numel : 2)"),
+    "eye": OpSpec(summary="n x n identity matrix"),
+    "eye.m": OpSpec(summary="n x m matrix with ones on the diagonal"),
+    "one_hot": OpSpec(
+        summary="self[...] == class ? 1 : 0 over a new last dim of num_classes"),
 
     # Comparisons: broadcasting and a bool (i1) result. The operands are
     # compared in their promoted dtype, not in the result dtype.

@@ -1,8 +1,10 @@
 //===- Activation.cpp - float activations computed in ATen's opmath -------===//
 //
-// gelu, hardsigmoid, hardswish, silu and their backward ops: one parallel
-// linalg.generic each, computed like ATen's CPU kernels (constants and
-// association), f16/bf16 in f32 (ATen's opmath type) and rounded once.
+// gelu, hardsigmoid, hardswish, silu, mish, elu, leaky_relu, softplus and
+// their backward ops: one parallel linalg.generic each, computed like ATen's
+// CPU kernels (constants and association), f16/bf16 in f32 (ATen's opmath
+// type) and rounded once. Scalar parameters (alpha, negative_slope, beta...)
+// are graph inputs, converted to the opmath type like Scalar::to<opmath_t>.
 // hardtanh (ReLU6), which takes Scalar bounds, is in Elementwise.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -15,13 +17,6 @@ using namespace mlir;
 
 namespace ltc_mlir::torch_to_linalg {
 namespace {
-
-/// The computation type of a float result: f32 for f16/bf16.
-Type getOpmathType(FloatType elemType) {
-  return elemType.getWidth() < 32
-             ? Type(Float32Type::get(elemType.getContext()))
-             : Type(elemType);
-}
 
 /// Tensor operands (converted) of `op` and whether each is unsigned.
 template <typename OpTy, typename AdaptorTy>
@@ -285,6 +280,200 @@ void addOpmath(TorchTypeConverter &typeConverter, RewritePatternSet &patterns,
                                       compute);
 }
 
+//===----------------------------------------------------------------------===//
+// mish, elu, leaky_relu, softplus (ATen's mish_kernel, elu_kernel,
+// leaky_relu_kernel, softplus_kernel and their backward kernels; mish's
+// backward is decomposed by autograd into sigmoid/softplus/tanh).
+//===----------------------------------------------------------------------===//
+
+/// Tensor operands `v`, Scalar operands `s` (in operand order, in the
+/// opmath type `t`) and constant bool operands `flags`.
+using ParamOpmathFn = Value (*)(OpBuilder &b, Location loc, Type t,
+                                ArrayRef<Value> v, ArrayRef<Value> s,
+                                ArrayRef<bool> flags);
+
+Value cmpF(OpBuilder &b, Location loc, arith::CmpFPredicate p, Value l,
+           Value r) {
+  return arith::CmpFOp::create(b, loc, p, l, r);
+}
+
+// mish(x) = x * tanh(log1p(exp(x))).
+Value computeMish(OpBuilder &b, Location loc, Type, ArrayRef<Value> v,
+                  ArrayRef<Value>, ArrayRef<bool>) {
+  Value sp = math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, v[0]));
+  return arith::MulFOp::create(b, loc, v[0], math::TanhOp::create(b, loc, sp));
+}
+
+// elu(x, alpha, scale, input_scale) = x <= 0 ? (exp(x * input_scale) - 1) *
+// (alpha * scale) : x * scale (exp - 1 as ATen 1.13, not expm1: elu of
+// -1e-8 is 0 in eager f32).
+Value computeElu(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v,
+                 ArrayRef<Value> s, ArrayRef<bool>) {
+  Value negcoef = arith::MulFOp::create(b, loc, s[0], s[1]);
+  Value e =
+      math::ExpOp::create(b, loc, arith::MulFOp::create(b, loc, v[0], s[2]));
+  Value neg = arith::MulFOp::create(
+      b, loc,
+      arith::SubFOp::create(b, loc, e, createScalarConstant(b, loc, t, 1)),
+      negcoef);
+  Value pos = arith::MulFOp::create(b, loc, v[0], s[1]);
+  Value zero = createScalarConstant(b, loc, t, 0);
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::ULE, v[0], zero), neg, pos);
+}
+
+// elu_backward(grad, alpha, scale, input_scale, is_result, x_or_y):
+//   is_result: y <= 0 ? grad * input_scale * (y + alpha * scale)
+//                     : grad * scale
+//   else:      x <= 0 ? grad * input_scale * alpha * scale *
+//                       exp(x * input_scale) : grad * scale.
+Value computeEluBackward(OpBuilder &b, Location loc, Type t,
+                         ArrayRef<Value> v, ArrayRef<Value> s,
+                         ArrayRef<bool> flags) {
+  auto mul = [&](Value l, Value r) -> Value {
+    return arith::MulFOp::create(b, loc, l, r);
+  };
+  Value negcoef = mul(s[0], s[1]);
+  Value grad = v[0], xy = v[1];
+  Value neg = flags[0]
+                  ? mul(mul(grad, s[2]), arith::AddFOp::create(b, loc, xy,
+                                                               negcoef))
+                  : mul(mul(mul(grad, s[2]), negcoef),
+                        math::ExpOp::create(b, loc, mul(xy, s[2])));
+  Value pos = mul(grad, s[1]);
+  Value zero = createScalarConstant(b, loc, t, 0);
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::ULE, xy, zero), neg, pos);
+}
+
+// leaky_relu(x, negative_slope) = x > 0 ? x : x * negative_slope.
+Value computeLeakyRelu(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v,
+                       ArrayRef<Value> s, ArrayRef<bool>) {
+  Value zero = createScalarConstant(b, loc, t, 0);
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::OGT, v[0], zero), v[0],
+      arith::MulFOp::create(b, loc, v[0], s[0]));
+}
+
+// leaky_relu_backward(grad, x, negative_slope, self_is_result) =
+// x > 0 ? grad : grad * negative_slope.
+Value computeLeakyReluBackward(OpBuilder &b, Location loc, Type t,
+                               ArrayRef<Value> v, ArrayRef<Value> s,
+                               ArrayRef<bool>) {
+  Value zero = createScalarConstant(b, loc, t, 0);
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::OGT, v[1], zero), v[0],
+      arith::MulFOp::create(b, loc, v[0], s[0]));
+}
+
+// softplus(x, beta, threshold) = x * beta > threshold ? x
+// : log1p(exp(x * beta)) / beta.
+Value computeSoftplus(OpBuilder &b, Location loc, Type, ArrayRef<Value> v,
+                      ArrayRef<Value> s, ArrayRef<bool>) {
+  Value xb = arith::MulFOp::create(b, loc, v[0], s[0]);
+  Value soft = arith::DivFOp::create(
+      b, loc, math::Log1pOp::create(b, loc, math::ExpOp::create(b, loc, xb)),
+      s[0]);
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::OGT, xb, s[1]), v[0], soft);
+}
+
+// softplus_backward(grad, x, beta, threshold): z = exp(x * beta);
+// x * beta > threshold ? grad : grad * z / (z + 1).
+Value computeSoftplusBackward(OpBuilder &b, Location loc, Type t,
+                              ArrayRef<Value> v, ArrayRef<Value> s,
+                              ArrayRef<bool>) {
+  Value xb = arith::MulFOp::create(b, loc, v[1], s[0]);
+  Value z = math::ExpOp::create(b, loc, xb);
+  Value soft = arith::DivFOp::create(
+      b, loc, arith::MulFOp::create(b, loc, v[0], z),
+      arith::AddFOp::create(b, loc, z, createScalarConstant(b, loc, t, 1)));
+  return arith::SelectOp::create(
+      b, loc, cmpF(b, loc, arith::CmpFPredicate::OGT, xb, s[1]), v[0], soft);
+}
+
+/// A Scalar operand (converted: i64 or f64) in the opmath type `t`, like
+/// Scalar::to<opmath_t>; constants are materialized in `t` directly.
+Value castScalarParam(OpBuilder &b, Location loc, Value original,
+                      Value converted, Type t) {
+  if (std::optional<int64_t> v = getConstantInt(original))
+    if (std::abs(*v) < (int64_t(1) << 53))
+      return createScalarConstant(b, loc, t, double(*v));
+  if (std::optional<double> v = getConstantFloat(original))
+    return castScalar(
+        b, loc, arith::ConstantOp::create(b, loc, b.getF64FloatAttr(*v)), t);
+  return castScalar(b, loc, converted, t);
+}
+
+/// A float op with tensor operands (broadcast), Scalar parameters and
+/// constant bool flags, each element computed by `compute` in the opmath
+/// type.
+template <typename OpTy>
+class ConvertParamOpmathOp : public TorchConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  ConvertParamOpmathOp(const TorchTypeConverter &typeConverter,
+                       MLIRContext *context, ParamOpmathFn compute)
+      : TorchConversionPattern<OpTy>(typeConverter, context),
+        compute(compute) {}
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = this->getTensorType(op.getType());
+    if (!resultType)
+      return this->fail(op, rewriter, "result type is not convertible");
+    auto elemType = dyn_cast<FloatType>(resultType.getElementType());
+    if (!elemType)
+      return this->fail(op, rewriter, "needs a floating-point result dtype");
+    Type computeType = getOpmathType(elemType);
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs, scalars;
+    SmallVector<bool> unsignedInputs, flags;
+    for (auto [original, converted] :
+         llvm::zip_equal(op->getOperands(), adaptor.getOperands())) {
+      Type type = original.getType();
+      if (isa<torch::ValueTensorType>(type)) {
+        inputs.push_back(converted);
+        unsignedInputs.push_back(isUnsignedDtype(getTorchDtype(original)));
+      } else if (isa<torch::IntType, torch::FloatType>(type)) {
+        scalars.push_back(
+            castScalarParam(rewriter, loc, original, converted, computeType));
+      } else if (isa<torch::BoolType>(type)) {
+        std::optional<bool> flag = getConstantBool(original);
+        if (!flag)
+          return this->fail(op, rewriter, "bool operands must be constants");
+        flags.push_back(*flag);
+      } else {
+        return this->fail(op, rewriter, "unexpected operand type");
+      }
+    }
+    FailureOr<Value> result = createElementwiseOp(
+        rewriter, loc, resultType, inputs,
+        [&](OpBuilder &b, Location nloc, ValueRange args) {
+          SmallVector<Value> v;
+          for (auto [arg, isUnsigned] : llvm::zip_equal(args, unsignedInputs))
+            v.push_back(castScalar(b, nloc, arg, computeType, isUnsigned));
+          return castScalar(
+              b, nloc, compute(b, nloc, computeType, v, scalars, flags),
+              elemType);
+        });
+    return this->replaceOrFail(op, rewriter, result,
+                               "operand shapes do not broadcast to the result");
+  }
+
+private:
+  ParamOpmathFn compute;
+};
+
+template <typename OpTy>
+void addParamOpmath(TorchTypeConverter &typeConverter,
+                    RewritePatternSet &patterns, ParamOpmathFn compute) {
+  patterns.add<ConvertParamOpmathOp<OpTy>>(typeConverter,
+                                           patterns.getContext(), compute);
+}
+
 } // namespace
 
 void populateActivationPatterns(TorchTypeConverter &typeConverter,
@@ -301,6 +490,15 @@ void populateActivationPatterns(TorchTypeConverter &typeConverter,
   addOpmath<torch::AtenHardswishBackwardOp>(tc, p, computeHardswishBackward);
   addOpmath<torch::AtenSiluOp>(tc, p, computeSilu);
   addOpmath<torch::AtenSiluBackwardOp>(tc, p, computeSiluBackward);
+  addParamOpmath<torch::AtenMishOp>(tc, p, computeMish);
+  addParamOpmath<torch::AtenEluOp>(tc, p, computeElu);
+  addParamOpmath<torch::AtenEluBackwardOp>(tc, p, computeEluBackward);
+  addParamOpmath<torch::AtenLeakyReluOp>(tc, p, computeLeakyRelu);
+  addParamOpmath<torch::AtenLeakyReluBackwardOp>(tc, p,
+                                                 computeLeakyReluBackward);
+  addParamOpmath<torch::AtenSoftplusOp>(tc, p, computeSoftplus);
+  addParamOpmath<torch::AtenSoftplusBackwardOp>(tc, p,
+                                                computeSoftplusBackward);
 }
 
 } // namespace ltc_mlir::torch_to_linalg

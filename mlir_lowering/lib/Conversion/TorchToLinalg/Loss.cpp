@@ -1,4 +1,10 @@
-//===- Loss.cpp - nll_loss_forward / nll_loss_backward --------------------===//
+//===- Loss.cpp - nll_loss_forward / nll_loss_backward, mse_loss ---------===//
+//
+// mse_loss(self, target, reduction) = (self - target)^2, reduced like
+// ATen's apply_loss_reduction (sum/mean through createSum, f16/bf16
+// accumulated in f32); mse_loss_backward = (self - target) * norm * grad,
+// norm = 2 / numel for mean, else 2 (ATen's order of operations; f16/bf16
+// round after each op like ATen's scalar_t arithmetic).
 //
 // Both ops iterate over self's shape ([N, C] or [C]) and select the target
 // class with `c == target[n] && target[n] != ignore_index`, which needs no
@@ -19,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include <limits>
 
 using namespace mlir;
 
@@ -344,11 +352,137 @@ public:
   }
 };
 
+/// x rounded to `elemType` and back to the opmath type `t` (no-op when they
+/// are equal): ATen's per-op rounding of scalar_t arithmetic.
+Value roundToDtype(OpBuilder &b, Location loc, Value x, Type elemType,
+                   Type t) {
+  if (elemType == t)
+    return x;
+  return castScalar(b, loc, castScalar(b, loc, x, elemType), t);
+}
+
+class ConvertMseLossOp : public TorchConversionPattern<torch::AtenMseLossOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenMseLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    auto elemType = dyn_cast<FloatType>(type.getElementType());
+    if (!elemType)
+      return fail(op, rewriter, "needs a floating-point result dtype");
+    std::optional<int64_t> reduction = getConstantInt(op.getReduction());
+    if (!reduction || *reduction < None || *reduction > Sum)
+      return fail(op, rewriter, "reduction must be a constant 0, 1 or 2");
+    auto selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
+    auto targetType = cast<RankedTensorType>(adaptor.getTarget().getType());
+    if (selfType.getShape() != targetType.getShape())
+      return fail(op, rewriter, "self and target must have the same shape");
+    if (*reduction == None ? type.getShape() != selfType.getShape()
+                           : type.getRank() != 0)
+      return fail(op, rewriter, "result shape does not match the reduction");
+    Location loc = op.getLoc();
+    Type t = getOpmathType(elemType);
+    bool selfUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
+    bool targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
+    Value loss = *createElementwiseOp(
+        rewriter, loc, selfType.clone(elemType),
+        ValueRange{adaptor.getSelf(), adaptor.getTarget()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value x = castScalar(b, l, args[0], t, selfUnsigned);
+          Value y = castScalar(b, l, args[1], t, targetUnsigned);
+          Value d = roundToDtype(
+              b, l, arith::SubFOp::create(b, l, x, y), elemType, t);
+          return castScalar(b, l, arith::MulFOp::create(b, l, d, d),
+                            elemType);
+        });
+    if (*reduction == None) {
+      rewriter.replaceOp(op, loss);
+      return success();
+    }
+    Type accType = getSumAccumulatorType(elemType);
+    SmallVector<int64_t> dims =
+        llvm::to_vector(llvm::seq<int64_t>(0, selfType.getRank()));
+    Value sum = castTensor(rewriter, loc,
+                           createSum(rewriter, loc, loss, dims, accType),
+                           elemType);
+    if (*reduction == Mean) {
+      Value count = createScalarConstant(rewriter, loc, elemType,
+                                         double(selfType.getNumElements()));
+      sum = *createElementwiseOp(
+          rewriter, loc, cast<RankedTensorType>(sum.getType()), sum,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            return arith::DivFOp::create(b, l, args[0], count);
+          });
+    }
+    return replaceOrFail(op, rewriter, createReshape(rewriter, loc, sum, type),
+                         "cannot reshape the result");
+  }
+};
+
+class ConvertMseLossBackwardOp
+    : public TorchConversionPattern<torch::AtenMseLossBackwardOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenMseLossBackwardOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    if (!type)
+      return fail(op, rewriter, "result type is not convertible");
+    auto elemType = dyn_cast<FloatType>(type.getElementType());
+    if (!elemType)
+      return fail(op, rewriter, "needs a floating-point result dtype");
+    std::optional<int64_t> reduction = getConstantInt(op.getReduction());
+    if (!reduction || *reduction < None || *reduction > Sum)
+      return fail(op, rewriter, "reduction must be a constant 0, 1 or 2");
+    auto selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
+    if (type.getShape() != selfType.getShape())
+      return fail(op, rewriter, "result must have self's shape");
+    Location loc = op.getLoc();
+    Type t = getOpmathType(elemType);
+    double normValue =
+        *reduction == Mean
+            ? 2.0 / double(std::max<int64_t>(selfType.getNumElements(), 1))
+            : 2.0;
+    if (*reduction == Mean && selfType.getNumElements() == 0)
+      normValue = std::numeric_limits<double>::infinity(); // 2. / 0
+    Value norm = castScalar(
+        rewriter, loc,
+        arith::ConstantOp::create(rewriter, loc,
+                                  rewriter.getF64FloatAttr(normValue)),
+        t);
+    bool gradUnsigned = isUnsignedDtype(getTorchDtype(op.getGradOutput()));
+    bool selfUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
+    bool targetUnsigned = isUnsignedDtype(getTorchDtype(op.getTarget()));
+    FailureOr<Value> result = createElementwiseOp(
+        rewriter, loc, type,
+        ValueRange{adaptor.getGradOutput(), adaptor.getSelf(),
+                   adaptor.getTarget()},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value g = castScalar(b, l, args[0], t, gradUnsigned);
+          Value x = castScalar(b, l, args[1], t, selfUnsigned);
+          Value y = castScalar(b, l, args[2], t, targetUnsigned);
+          Value d =
+              roundToDtype(b, l, arith::SubFOp::create(b, l, x, y), elemType, t);
+          Value dn = roundToDtype(b, l, arith::MulFOp::create(b, l, d, norm),
+                                  elemType, t);
+          return castScalar(b, l, arith::MulFOp::create(b, l, dn, g),
+                            elemType);
+        });
+    return replaceOrFail(op, rewriter, result,
+                         "operand shapes do not broadcast to self's shape");
+  }
+};
+
 } // namespace
 
 void populateLossPatterns(TorchTypeConverter &typeConverter,
                           RewritePatternSet &patterns) {
-  patterns.add<ConvertNllLossForwardOp, ConvertNllLossBackwardOp>(
+  patterns.add<ConvertNllLossForwardOp, ConvertNllLossBackwardOp,
+               ConvertMseLossOp, ConvertMseLossBackwardOp>(
       typeConverter, patterns.getContext());
 }
 

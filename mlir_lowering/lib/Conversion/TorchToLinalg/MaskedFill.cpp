@@ -1,11 +1,11 @@
-//===- MaskedFill.cpp - masked_fill.Scalar, masked_fill.Tensor ------------===//
+//===- MaskedFill.cpp - masked_fill.Scalar / masked_fill.Tensor ------------===//
 //
-// masked_fill(self, mask, value) = mask ? value : self, one broadcasting
-// linalg.generic (the result has the broadcast shape of self and mask, as
-// ATen's out-of-place masked_fill expands both). The value is converted to
-// self's dtype like ATen's masked_fill_ (Scalar::to<T>: a C++ cast, `!= 0`
-// for bool); masked_fill.Tensor takes it from a 0-dim tensor (item()). Its
-// backward is masked_fill(grad, mask, 0).
+// result = mask ? value : self, with mask broadcast to self's shape (the
+// result's) and value converted to self's dtype like ATen's
+// value.to<scalar_t>() (for a bool self: value != 0). masked_fill.Tensor
+// takes value as a 0-dim tensor (read through a broadcast map). In-place
+// masked_fill_ reaches us functionalized; autograd's backward of masked_fill
+// is grad.masked_fill(mask, 0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,69 +16,60 @@ using namespace mlir;
 namespace ltc_mlir::torch_to_linalg {
 namespace {
 
-template <typename OpTy>
+template <typename OpTy, bool ValueIsTensor>
 class ConvertMaskedFillOp : public TorchConversionPattern<OpTy> {
 public:
   using OpAdaptor = typename OpTy::Adaptor;
   using TorchConversionPattern<OpTy>::TorchConversionPattern;
-  static constexpr bool kTensorValue =
-      std::is_same_v<OpTy, torch::AtenMaskedFillTensorOp>;
 
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = this->getTensorType(op.getType());
-    if (!type)
+    RankedTensorType resultType = this->getTensorType(op.getType());
+    if (!resultType)
       return this->fail(op, rewriter, "result type is not convertible");
-    // torch 1.13: "masked_fill_ only supports boolean masks".
-    if (!isBoolDtype(getTorchDtype(op.getMask())))
-      return this->fail(op, rewriter, "mask must be bool");
-    Type selfDtype = getTorchDtype(op.getSelf());
-    if (selfDtype != getTorchDtype(op.getResult()))
-      return this->fail(op, rewriter, "result dtype differs from self's");
-    bool selfBool = isBoolDtype(selfDtype);
-    Type elemType = type.getElementType();
+    auto selfType = dyn_cast<RankedTensorType>(adaptor.getSelf().getType());
+    if (!selfType || selfType.getShape() != resultType.getShape())
+      return this->fail(op, rewriter, "result must have self's shape");
+    Type maskDtype = getTorchDtype(op.getMask());
+    if (!isBoolDtype(maskDtype))
+      return this->fail(op, rewriter, "mask must be a bool tensor");
     Location loc = op.getLoc();
-
-    // The fill value as a scalar of self's dtype (bools as i8 0/1).
-    auto convert = [&, elemType](OpBuilder &b, Location l, Value v,
-                                 bool srcUnsigned) -> Value {
-      if (selfBool) {
+    Type elemType = resultType.getElementType();
+    bool isBool = isBoolDtype(getTorchDtype(op.getResult()));
+    bool selfUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
+    // value.to<scalar_t>(): a C++ cast (bool: != 0, stored as i8 0/1).
+    auto convert = [&](OpBuilder &b, Location l, Value v,
+                       bool srcUnsigned) -> Value {
+      if (isBool) {
         v = castScalar(b, l, v, b.getI1Type(), srcUnsigned);
-        return castScalar(b, l, v, elemType, /*srcUnsigned=*/true);
+        srcUnsigned = true;
       }
-      // item()/Scalar: ints through int64, floats through double.
-      Type via = isa<FloatType>(v.getType()) ? Type(b.getF64Type())
-                                            : Type(b.getI64Type());
-      v = castScalar(b, l, v, via, srcUnsigned);
-      return castScalar(b, l, v, elemType);
+      return castScalar(b, l, v, elemType, srcUnsigned);
     };
-
-    SmallVector<Value> inputs = {adaptor.getMask(), adaptor.getSelf()};
-    Value scalar;
+    SmallVector<Value> inputs{adaptor.getSelf(), adaptor.getMask()};
+    Value scalarValue;
     bool valueUnsigned = false;
-    if constexpr (kTensorValue) {
-      auto valueType = cast<RankedTensorType>(adaptor.getValue().getType());
-      if (valueType.getRank() != 0)
-        return this->fail(op, rewriter,
-                          "value must be a 0-dim tensor (eager raises)");
-      Type valueDtype = getTorchDtype(op.getValue());
-      valueUnsigned = isUnsignedDtype(valueDtype) || isBoolDtype(valueDtype);
+    if constexpr (ValueIsTensor) {
+      auto valueType = dyn_cast<RankedTensorType>(adaptor.getValue().getType());
+      if (!valueType || valueType.getRank() != 0)
+        return this->fail(op, rewriter, "value must be a 0-dim tensor");
       inputs.push_back(adaptor.getValue());
+      valueUnsigned = isUnsignedDtype(getTorchDtype(op.getValue()));
     } else {
-      scalar = convert(rewriter, loc, adaptor.getValue(), false);
+      scalarValue = convert(rewriter, loc, adaptor.getValue(), false);
     }
     FailureOr<Value> result = createElementwiseOp(
-        rewriter, loc, type, inputs,
+        rewriter, loc, resultType, inputs,
         [&](OpBuilder &b, Location l, ValueRange args) {
-          Value cond = castScalar(b, l, args[0], b.getI1Type(), true);
-          Value fill =
-              kTensorValue ? convert(b, l, args[2], valueUnsigned) : scalar;
-          return arith::SelectOp::create(b, l, cond, fill, args[1])
-              .getResult();
+          Value cond = castScalar(b, l, args[1], b.getI1Type(), true);
+          Value fill = ValueIsTensor ? convert(b, l, args[2], valueUnsigned)
+                                     : scalarValue;
+          Value self = castScalar(b, l, args[0], elemType, selfUnsigned);
+          return arith::SelectOp::create(b, l, cond, fill, self).getResult();
         });
     return this->replaceOrFail(op, rewriter, result,
-                               "self and mask do not broadcast to the result");
+                               "mask does not broadcast to self's shape");
   }
 };
 
@@ -86,8 +77,8 @@ public:
 
 void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
                                 RewritePatternSet &patterns) {
-  patterns.add<ConvertMaskedFillOp<torch::AtenMaskedFillScalarOp>,
-               ConvertMaskedFillOp<torch::AtenMaskedFillTensorOp>>(
+  patterns.add<ConvertMaskedFillOp<torch::AtenMaskedFillScalarOp, false>,
+               ConvertMaskedFillOp<torch::AtenMaskedFillTensorOp, true>>(
       typeConverter, patterns.getContext());
 }
 

@@ -105,6 +105,9 @@ struct ConvertTorchToLinalgPass
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateElementwisePatterns(typeConverter, patterns);
     populateActivationPatterns(typeConverter, patterns);
+    populateFloatMathPatterns(typeConverter, patterns);
+    populateMaskedFillPatterns(typeConverter, patterns);
+    populateLogicalPatterns(typeConverter, patterns);
     populateRandomPatterns(typeConverter, patterns);
     populateTensorConstructorsPatterns(typeConverter, patterns);
     populateLinearPatterns(typeConverter, patterns);
@@ -124,7 +127,6 @@ struct ConvertTorchToLinalgPass
     populateGroupNormPatterns(typeConverter, patterns);
     populateRepeatPatterns(typeConverter, patterns);
     populateScanPatterns(typeConverter, patterns);
-    populateMaskedFillPatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

@@ -394,4 +394,10 @@ Value createAllOf(OpBuilder &b, Location loc, Value tensor,
   return tensor::ExtractOp::create(b, loc, all, ValueRange{});
 }
 
+Type getOpmathType(FloatType elemType) {
+  return elemType.getWidth() < 32
+             ? Type(Float32Type::get(elemType.getContext()))
+             : Type(elemType);
+}
+
 } // namespace ltc_mlir::torch_to_linalg

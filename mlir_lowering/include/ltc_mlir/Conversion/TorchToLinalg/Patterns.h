@@ -44,6 +44,12 @@ void populateElementwisePatterns(TorchTypeConverter &typeConverter,
                                  mlir::RewritePatternSet &patterns);
 void populateActivationPatterns(TorchTypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
+void populateFloatMathPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateLogicalPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
+void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
 void populateRandomPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateTensorConstructorsPatterns(TorchTypeConverter &typeConverter,
@@ -82,8 +88,6 @@ void populateRepeatPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateScanPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
-void populateMaskedFillPatterns(TorchTypeConverter &typeConverter,
-                                mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -99,6 +99,10 @@ mlir::Type getTorchDtype(mlir::Value torchValue);
 /// zero extension / unsigned int->float for the source.
 mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                        mlir::Type dstType, bool srcUnsigned = false);
+/// ATen's opmath type of a float dtype (the type its CPU kernels compute
+/// in): f32 for f16/bf16, the type itself otherwise.
+mlir::Type getOpmathType(mlir::FloatType elemType);
+
 /// A scalar constant of an int or float type.
 mlir::Value createScalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                                  mlir::Type type, double value);

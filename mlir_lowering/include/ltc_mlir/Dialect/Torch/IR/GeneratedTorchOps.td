@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 140 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 161 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -305,6 +305,13 @@ def Torch_AtenAvgPool3dBackwardOp : Torch_AtenOp<"avg_pool3d_backward", [Pure]> 
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::bitwise_not(Tensor self) -> Tensor
+def Torch_AtenBitwiseNotOp : Torch_ElementwiseOp<"bitwise_not", [Pure]> {
+  let summary = "~self (bool: !self); integer dtypes only";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::bmm(Tensor self, Tensor mat2) -> Tensor
 def Torch_AtenBmmOp : Torch_AtenOp<"bmm", [Pure]> {
   let summary = "batched matrix product [B,M,K] x [B,K,N] -> [B,M,N]";
@@ -463,6 +470,23 @@ def Torch_AtenDivTensorOp : Torch_ElementwiseOp<"div.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
+def Torch_AtenEluOp : Torch_ElementwiseOp<"elu", [Pure]> {
+  let summary = "self > 0 ? scale * self : alpha * scale * (exp(self * input_scale) - 1)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$alpha,
+                       Torch_Scalar:$scale, Torch_Scalar:$input_scale);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
+def Torch_AtenEluBackwardOp : Torch_ElementwiseOp<"elu_backward", [Pure]> {
+  let summary = "grad_output * d elu / d x, from self or (is_result) the result";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_Scalar:$alpha,
+                       Torch_Scalar:$scale, Torch_Scalar:$input_scale,
+                       Torch_Bool:$is_result, Torch_VTensor:$self_or_result);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::embedding(Tensor weight, Tensor indices, int padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 def Torch_AtenEmbeddingOp : Torch_AtenOp<"embedding", [Pure]> {
   let summary = "rows of weight [V, D] at indices: result indices.shape + [D]";
@@ -507,6 +531,13 @@ def Torch_AtenEqTensorOp : Torch_ComparisonOp<"eq.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::erf(Tensor self) -> Tensor
+def Torch_AtenErfOp : Torch_ElementwiseOp<"erf", [Pure]> {
+  let summary = "erf(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::exp(Tensor self) -> Tensor
 def Torch_AtenExpOp : Torch_ElementwiseOp<"exp", [Pure]> {
   let summary = "exp(self)";
@@ -519,6 +550,26 @@ def Torch_AtenExpandCopyOp : Torch_AtenOp<"expand_copy", [Pure]> {
   let summary = "broadcast to size (-1 keeps a dim)";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$size,
                        Torch_Bool:$implicit);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+def Torch_AtenEyeOp : Torch_AtenOp<"eye", [Pure]> {
+  let summary = "n x n identity matrix";
+  let arguments = (ins Torch_Int:$n, Torch_OptionalInt:$dtype,
+                       Torch_OptionalInt:$layout,
+                       Torch_OptionalDevice:$device,
+                       Torch_OptionalBool:$pin_memory);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+def Torch_AtenEyeMOp : Torch_AtenOp<"eye.m", [Pure]> {
+  let summary = "n x m matrix with ones on the diagonal";
+  let arguments = (ins Torch_Int:$n, Torch_Int:$m, Torch_OptionalInt:$dtype,
+                       Torch_OptionalInt:$layout,
+                       Torch_OptionalDevice:$device,
+                       Torch_OptionalBool:$pin_memory);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -652,10 +703,54 @@ def Torch_AtenLeTensorOp : Torch_ComparisonOp<"le.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
+def Torch_AtenLeakyReluOp : Torch_ElementwiseOp<"leaky_relu", [Pure]> {
+  let summary = "self > 0 ? self : self * negative_slope";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$negative_slope);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
+def Torch_AtenLeakyReluBackwardOp : Torch_ElementwiseOp<"leaky_relu_backward", [Pure]> {
+  let summary = "self > 0 ? grad_output : grad_output * negative_slope";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Scalar:$negative_slope,
+                       Torch_Bool:$self_is_result);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::log(Tensor self) -> Tensor
 def Torch_AtenLogOp : Torch_ElementwiseOp<"log", [Pure]> {
   let summary = "log(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_and(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalAndOp : Torch_ElementwiseOp<"logical_and", [Pure]> {
+  let summary = "self != 0 && other != 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_not(Tensor self) -> Tensor
+def Torch_AtenLogicalNotOp : Torch_ElementwiseOp<"logical_not", [Pure]> {
+  let summary = "self == 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_or(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalOrOp : Torch_ElementwiseOp<"logical_or", [Pure]> {
+  let summary = "self != 0 || other != 0 (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logical_xor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogicalXorOp : Torch_ElementwiseOp<"logical_xor", [Pure]> {
+  let summary = "(self != 0) != (other != 0) (bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -675,7 +770,7 @@ def Torch_AtenLtTensorOp : Torch_ComparisonOp<"lt.Tensor", [Pure]> {
 
 // aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
-  let summary = "mask ? value : self (self and mask broadcast; bool mask)";
+  let summary = "mask ? value : self, mask broadcast to self's shape";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
                        Torch_Scalar:$value);
   let results = (outs Torch_VTensor:$result);
@@ -683,7 +778,7 @@ def Torch_AtenMaskedFillScalarOp : Torch_AtenOp<"masked_fill.Scalar", [Pure]> {
 
 // aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def Torch_AtenMaskedFillTensorOp : Torch_AtenOp<"masked_fill.Tensor", [Pure]> {
-  let summary = "mask ? value : self with a 0-dim value tensor";
+  let summary = "mask ? value : self, value a 0-dim tensor";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
                        Torch_VTensor:$value);
   let results = (outs Torch_VTensor:$result);
@@ -761,12 +856,35 @@ def Torch_AtenMinimumOp : Torch_ElementwiseOp<"minimum", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::mish(Tensor self) -> Tensor
+def Torch_AtenMishOp : Torch_ElementwiseOp<"mish", [Pure]> {
+  let summary = "self * tanh(softplus(self))";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::mm(Tensor self, Tensor mat2) -> Tensor
 def Torch_AtenMmOp : Torch_AtenOp<"mm", [Pure]> {
   let summary = "matrix product [M,K] x [K,N] -> [M,N]";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat2);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+def Torch_AtenMseLossOp : Torch_AtenOp<"mse_loss", [Pure]> {
+  let summary = "(self - target)^2, reduced by reduction (0 none, 1 mean, 2 sum)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+def Torch_AtenMseLossBackwardOp : Torch_AtenOp<"mse_loss_backward", [Pure]> {
+  let summary = "grad_output * (self - target) * (mean ? 2 / numel : 2)";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::mul.Scalar(Tensor self, Scalar other) -> Tensor
@@ -947,6 +1065,13 @@ def Torch_AtenNllLossForwardOp : Torch_AtenOp<"nll_loss_forward", [Pure]> {
   let results = (outs Torch_VTensor:$output, Torch_VTensor:$total_weight);
 }
 
+// aten::one_hot(Tensor self, int num_classes=-1) -> Tensor
+def Torch_AtenOneHotOp : Torch_AtenOp<"one_hot", [Pure]> {
+  let summary = "self[...] == class ? 1 : 0 over a new last dim of num_classes";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$num_classes);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::permute_copy(Tensor self, int[] dims) -> Tensor
 def Torch_AtenPermuteCopyOp : Torch_AtenOp<"permute_copy", [Pure]> {
   let summary = "permutes dims";
@@ -979,6 +1104,20 @@ def Torch_AtenReluOp : Torch_ElementwiseOp<"relu", [Pure]> {
 def Torch_AtenRepeatOp : Torch_AtenOp<"repeat", [Pure]> {
   let summary = "self tiled `repeats` times along each dim";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$repeats);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::round(Tensor self) -> Tensor
+def Torch_AtenRoundOp : Torch_ElementwiseOp<"round", [Pure]> {
+  let summary = "self rounded half to even";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+def Torch_AtenRoundDecimalsOp : Torch_ElementwiseOp<"round.decimals", [Pure]> {
+  let summary = "self rounded half to even at `decimals` decimal digits";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$decimals);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1049,6 +1188,13 @@ def Torch_AtenSiluBackwardOp : Torch_ElementwiseOp<"silu_backward", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::sin(Tensor self) -> Tensor
+def Torch_AtenSinOp : Torch_ElementwiseOp<"sin", [Pure]> {
+  let summary = "sin(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 def Torch_AtenSliceCopyTensorOp : Torch_AtenOp<"slice_copy.Tensor", [Pure]> {
   let summary = "self[start:end:step] along dim";
@@ -1079,6 +1225,22 @@ def Torch_AtenSliceScatterOp : Torch_AtenOp<"slice_scatter", [Pure]> {
                        Torch_OptionalInt:$end, Torch_Int:$step);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+def Torch_AtenSoftplusOp : Torch_ElementwiseOp<"softplus", [Pure]> {
+  let summary = "self * beta > threshold ? self : log1p(exp(self * beta)) / beta";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$beta,
+                       Torch_Scalar:$threshold);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
+def Torch_AtenSoftplusBackwardOp : Torch_ElementwiseOp<"softplus_backward", [Pure]> {
+  let summary = "grad_output * d softplus(self) / d self";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Scalar:$beta, Torch_Scalar:$threshold);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::sqrt(Tensor self) -> Tensor

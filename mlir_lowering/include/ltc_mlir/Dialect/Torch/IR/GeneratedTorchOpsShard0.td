@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 196 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 193 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -489,13 +489,6 @@ def Torch_AtenBitwiseLeftShiftTensorOp : Torch_AtenOp<"bitwise_left_shift.Tensor
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::bitwise_not(Tensor self) -> Tensor
-def Torch_AtenBitwiseNotOp : Torch_AtenOp<"bitwise_not", [Pure]> {
-  let summary = "`aten::bitwise_not`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenBlackmanWindowOp : Torch_AtenOp<"blackman_window", [Pure]> {
   let summary = "`aten::blackman_window`";
@@ -630,13 +623,6 @@ def Torch_AtenEmbeddingBagPaddingIdxOp : Torch_AtenOp<"embedding_bag.padding_idx
                        Torch_OptionalInt:$padding_idx);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1,
                       Torch_VTensor:$result2, Torch_VTensor:$result3);
-}
-
-// aten::erf(Tensor self) -> Tensor
-def Torch_AtenErfOp : Torch_AtenOp<"erf", [Pure]> {
-  let summary = "`aten::erf`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::erfc(Tensor self) -> Tensor
@@ -1321,14 +1307,6 @@ def Torch_AtenSizeIntOp : Torch_AtenOp<"size.int", [Pure]> {
   let summary = "`aten::size.int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
   let results = (outs Torch_Int:$result);
-}
-
-// aten::softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
-def Torch_AtenSoftplusBackwardOp : Torch_AtenOp<"softplus_backward", [Pure]> {
-  let summary = "`aten::softplus_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Scalar:$beta, Torch_Scalar:$threshold);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::sparse_bsc_tensor.ccol_row_value_size(Tensor ccol_indices, Tensor row_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor

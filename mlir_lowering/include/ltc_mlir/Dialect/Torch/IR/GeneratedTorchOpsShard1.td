@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 179 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 177 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -655,14 +655,6 @@ def Torch_AtenEinsumOp : Torch_AtenOp<"einsum", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
-def Torch_AtenEluOp : Torch_AtenOp<"elu", [Pure]> {
-  let summary = "`aten::elu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$alpha,
-                       Torch_Scalar:$scale, Torch_Scalar:$input_scale);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::embedding_backward(Tensor grad, Tensor indices, SymInt num_weights, int padding_idx, bool scale_grad_by_freq, bool sparse) -> Tensor
 def Torch_AtenEmbeddingBackwardOp : Torch_AtenOp<"embedding_backward", [Pure]> {
   let summary = "`aten::embedding_backward`";
@@ -676,16 +668,6 @@ def Torch_AtenEmbeddingBackwardOp : Torch_AtenOp<"embedding_backward", [Pure]> {
 def Torch_AtenExpandAsOp : Torch_AtenOp<"expand_as", [Pure]> {
   let summary = "`aten::expand_as`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::eye(int n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-def Torch_AtenEyeOp : Torch_AtenOp<"eye", [Pure]> {
-  let summary = "`aten::eye`";
-  let arguments = (ins Torch_Int:$n, Torch_OptionalInt:$dtype,
-                       Torch_OptionalInt:$layout,
-                       Torch_OptionalDevice:$device,
-                       Torch_OptionalBool:$pin_memory);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 165 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 159 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -541,15 +541,6 @@ def Torch_AtenElementSizeOp : Torch_AtenOp<"element_size", [Pure]> {
   let results = (outs Torch_Int:$result);
 }
 
-// aten::elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
-def Torch_AtenEluBackwardOp : Torch_AtenOp<"elu_backward", [Pure]> {
-  let summary = "`aten::elu_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_Scalar:$alpha,
-                       Torch_Scalar:$scale, Torch_Scalar:$input_scale,
-                       Torch_Bool:$is_result, Torch_VTensor:$self_or_result);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
 def Torch_AtenEmbeddingBagOp : Torch_AtenOp<"embedding_bag", [Pure]> {
   let summary = "`aten::embedding_bag`";
@@ -852,20 +843,6 @@ def Torch_AtenLinearOp : Torch_AtenOp<"linear", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::logical_and(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalAndOp : Torch_AtenOp<"logical_and", [Pure]> {
-  let summary = "`aten::logical_and`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_not(Tensor self) -> Tensor
-def Torch_AtenLogicalNotOp : Torch_AtenOp<"logical_not", [Pure]> {
-  let summary = "`aten::logical_not`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::lstm.data(Tensor data, Tensor batch_sizes, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional) -> (Tensor, Tensor, Tensor)
 def Torch_AtenLstmDataOp : Torch_AtenOp<"lstm.data", [Pure]> {
   let summary = "`aten::lstm.data`";
@@ -978,22 +955,6 @@ def Torch_AtenMpsConvolutionTransposeBackwardOp : Torch_AtenOp<"mps_convolution_
                        Torch_List:$dilation, Torch_Int:$groups,
                        Torch_List:$output_mask);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::mse_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-def Torch_AtenMseLossOp : Torch_AtenOp<"mse_loss", [Pure]> {
-  let summary = "`aten::mse_loss`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
-                       Torch_Int:$reduction);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
-def Torch_AtenMseLossBackwardOp : Torch_AtenOp<"mse_loss_backward", [Pure]> {
-  let summary = "`aten::mse_loss_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$target, Torch_Int:$reduction);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation="linear") -> Tensor
@@ -1146,14 +1107,6 @@ def Torch_AtenSoftMarginLossOp : Torch_AtenOp<"soft_margin_loss", [Pure]> {
   let summary = "`aten::soft_margin_loss`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
                        Torch_Int:$reduction);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-def Torch_AtenSoftplusOp : Torch_AtenOp<"softplus", [Pure]> {
-  let summary = "`aten::softplus`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$beta,
-                       Torch_Scalar:$threshold);
   let results = (outs Torch_VTensor:$result);
 }
 

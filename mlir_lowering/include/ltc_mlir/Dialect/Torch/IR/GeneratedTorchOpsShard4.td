@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 164 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -582,16 +582,6 @@ def Torch_AtenExponentialOp : Torch_AtenOp<"exponential", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::eye.m(int n, int m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-def Torch_AtenEyeMOp : Torch_AtenOp<"eye.m", [Pure]> {
-  let summary = "`aten::eye.m`";
-  let arguments = (ins Torch_Int:$n, Torch_Int:$m, Torch_OptionalInt:$dtype,
-                       Torch_OptionalInt:$layout,
-                       Torch_OptionalDevice:$device,
-                       Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::fake_quantize_per_channel_affine_cachemask_backward(Tensor grad, Tensor mask) -> Tensor
 def Torch_AtenFakeQuantizePerChannelAffineCachemaskBackwardOp : Torch_AtenOp<"fake_quantize_per_channel_affine_cachemask_backward", [Pure]> {
   let summary = "`aten::fake_quantize_per_channel_affine_cachemask_backward`";
@@ -796,13 +786,6 @@ def Torch_AtenLogSigmoidOp : Torch_AtenOp<"log_sigmoid", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::logical_xor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalXorOp : Torch_AtenOp<"logical_xor", [Pure]> {
-  let summary = "`aten::logical_xor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenLogspaceOp : Torch_AtenOp<"logspace", [Pure]> {
   let summary = "`aten::logspace`";
@@ -930,13 +913,6 @@ def Torch_AtenNumpyTAOp : Torch_AtenOp<"numpy_T.a", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::one_hot(Tensor self, int num_classes=-1) -> Tensor
-def Torch_AtenOneHotOp : Torch_AtenOp<"one_hot", [Pure]> {
-  let summary = "`aten::one_hot`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$num_classes);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::orgqr(Tensor self, Tensor input2) -> Tensor
 def Torch_AtenOrgqrOp : Torch_AtenOp<"orgqr", [Pure]> {
   let summary = "`aten::orgqr`";
@@ -1033,13 +1009,6 @@ def Torch_AtenResizeAsOp : Torch_AtenOp<"resize_as", [Pure]> {
   let summary = "`aten::resize_as`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$the_template,
                        Torch_OptionalInt:$memory_format);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::round(Tensor self) -> Tensor
-def Torch_AtenRoundOp : Torch_AtenOp<"round", [Pure]> {
-  let summary = "`aten::round`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

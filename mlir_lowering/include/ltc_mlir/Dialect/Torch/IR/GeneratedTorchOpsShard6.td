@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 157 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 155 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -643,13 +643,6 @@ def Torch_AtenKaiserWindowBetaOp : Torch_AtenOp<"kaiser_window.beta", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
-def Torch_AtenLeakyReluOp : Torch_AtenOp<"leaky_relu", [Pure]> {
-  let summary = "`aten::leaky_relu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$negative_slope);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::len.Tensor(Tensor t) -> int
 def Torch_AtenLenTensorOp : Torch_AtenOp<"len.Tensor", [Pure]> {
   let summary = "`aten::len.Tensor`";
@@ -751,13 +744,6 @@ def Torch_AtenLogSigmoidBackwardOp : Torch_AtenOp<"log_sigmoid_backward", [Pure]
 def Torch_AtenLogcumsumexpOp : Torch_AtenOp<"logcumsumexp", [Pure]> {
   let summary = "`aten::logcumsumexp`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logical_or(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogicalOrOp : Torch_AtenOp<"logical_or", [Pure]> {
-  let summary = "`aten::logical_or`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 180 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 179 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -809,15 +809,6 @@ def Torch_AtenKronOp : Torch_AtenOp<"kron", [Pure]> {
 def Torch_AtenLcmOp : Torch_AtenOp<"lcm", [Pure]> {
   let summary = "`aten::lcm`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
-def Torch_AtenLeakyReluBackwardOp : Torch_AtenOp<"leaky_relu_backward", [Pure]> {
-  let summary = "`aten::leaky_relu_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Scalar:$negative_slope,
-                       Torch_Bool:$self_is_result);
   let results = (outs Torch_VTensor:$result);
 }
 
