@@ -130,22 +130,3 @@ func.func @flip(%x: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f32> {
   %0 = torch.aten.flip %x, %dims : (!torch.vtensor<[3,4],f32>, !torch.list<int>) -> !torch.vtensor<[3,4],f32>
   return %0 : !torch.vtensor<[3,4],f32>
 }
-
-// -----
-
-// masked_fill: the mask broadcasts to self's shape; the value is converted
-// to self's dtype once.
-// CHECK-DAG: #[[MASK:.*]] = affine_map<(d0, d1) -> (d1)>
-// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK-LABEL: func.func @masked_fill(
-// CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>, %[[M:.*]]: tensor<3xi8>)
-// CHECK: %[[V:.*]] = arith.truncf %{{.*}} : f64 to f32
-// CHECK: linalg.generic {indexing_maps = [#[[MASK]], #[[ID]], #[[ID]]], {{.*}} ins(%[[M]], %[[X]] : tensor<3xi8>, tensor<2x3xf32>)
-// CHECK: ^bb0(%[[IN_M:.*]]: i8, %[[IN_X:.*]]: f32, %{{.*}}: f32):
-// CHECK: %[[C:.*]] = arith.cmpi ne, %[[IN_M]]
-// CHECK: arith.select %[[C]], %[[V]], %[[IN_X]] : f32
-func.func @masked_fill(%x: !torch.vtensor<[2,3],f32>, %m: !torch.vtensor<[3],i1>) -> !torch.vtensor<[2,3],f32> {
-  %v = torch.constant.float 0xFFF0000000000000
-  %0 = torch.aten.masked_fill.Scalar %x, %m, %v : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[3],i1>, !torch.float) -> !torch.vtensor<[2,3],f32>
-  return %0 : !torch.vtensor<[2,3],f32>
-}

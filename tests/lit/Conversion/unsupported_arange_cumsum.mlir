@@ -23,13 +23,3 @@ func.func @cumsum_f16(%x: !torch.vtensor<[3],f16>) -> !torch.vtensor<[3],f16> {
   %0 = torch.aten.cumsum %x, %int0, %none : (!torch.vtensor<[3],f16>, !torch.int, !torch.none) -> !torch.vtensor<[3],f16>
   return %0 : !torch.vtensor<[3],f16>
 }
-
-// -----
-
-// masked_fill_ only supports boolean masks (torch 1.13).
-func.func @masked_fill_int_mask(%x: !torch.vtensor<[3],f32>, %m: !torch.vtensor<[3],ui8>) -> !torch.vtensor<[3],f32> {
-  %int0 = torch.constant.int 0
-  // expected-error @+1 {{unsupported op 'torch.aten.masked_fill.Scalar': mask must be bool}}
-  %0 = torch.aten.masked_fill.Scalar %x, %m, %int0 : (!torch.vtensor<[3],f32>, !torch.vtensor<[3],ui8>, !torch.int) -> !torch.vtensor<[3],f32>
-  return %0 : !torch.vtensor<[3],f32>
-}
