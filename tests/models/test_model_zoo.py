@@ -179,3 +179,30 @@ def test_every_execution_native(name):
     assert r["fallback_ops"] == {}, (r["fallback_ops"], r["fallback_reasons"])
     assert r["execute_count"] >= 3
     assert r["native_execute_count"] == r["execute_count"], r
+
+
+def test_mobilenet_v2_in_float64_computes_eager_function():
+    # Separates wrong computations from f32 rounding (VALUES_LESS_ACCURATE):
+    # in float64 every gradient that is not analytically zero equals eager's.
+    r = run_isolated("""
+        import copy, torchvision
+        import torch.nn.functional as F
+        torch.manual_seed(0)
+        eager = torchvision.models.mobilenet_v2(num_classes=10, dropout=0.0).double()
+        lazy = copy.deepcopy(eager).to("lazy")
+        g = torch.Generator().manual_seed(123)
+        x = torch.randn(4, 3, 64, 64, generator=g).double()
+        y = torch.randint(0, 10, (4,), generator=g)
+        for model, device in ((eager, "cpu"), (lazy, "lazy")):
+            F.cross_entropy(model(x.to(device)), y.to(device)).backward()
+        torch._lazy.mark_step()
+        worst = 0.0
+        for pe, pl in zip(eager.parameters(), lazy.parameters()):
+            norm = pe.grad.norm().item()
+            if norm > 1e-10:   # BN biases before another BN: zero gradient
+                worst = max(worst, (pl.grad.cpu() - pe.grad).norm().item() / norm)
+        m = ltc_mlir.metrics()
+        emit({"worst": worst, "native": m["native_execute_count"], "fallback_ops": m["fallback_ops"]})
+    """, timeout=900)
+    assert r["worst"] <= 1e-10, r
+    assert r["fallback_ops"] == {} and r["native"] >= 1, r
