@@ -12,11 +12,14 @@
 #include <vector>
 
 #include "ltc_backend/output_buffer_pool.h"
+#include "ltc_backend/sync_trace.h"
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/runtime/executable.h"
 
 namespace ltc_mlir {
 namespace backend {
+
+struct PartitionedGraph;
 
 class MlirComputation : public torch::lazy::Computation {
  public:
@@ -45,14 +48,27 @@ class MlirComputation : public torch::lazy::Computation {
   // The compiled function takes a random seed after the graph's inputs
   // (EmittedModule::rng_seed_input): RunNative draws one per run.
   bool rng_seed_input = false;
+  // Function argument j is graph input input_order[j] (EmittedModule).
+  std::vector<size_t> input_order;
   // Shape of each function result (that of the first graph output it feeds).
   std::vector<torch::lazy::Shape> function_result_shapes;
   std::shared_ptr<runtime::Executable> executable;  // null: fallback path
+  // Set instead when the graph runs as native segments + ATen ops.
+  std::shared_ptr<PartitionedGraph> partitioned;
   std::vector<std::string> fallback_ops;            // why it fell back, as op names
+  // Native graphs: each aten op of the graph and how often it occurs.
+  std::vector<std::pair<std::string, int64_t>> native_op_counts;
   std::string fallback_reason;
   std::atomic<int64_t> executions{0};
   // Output buffers recycled once the graph runs repeatedly (steady state).
   OutputBufferPool output_pool;
+
+  // The DAG this computation was lowered from (sync_trace.h): LTC's cache
+  // hands it every graph with the same hash, which may be wired otherwise.
+  std::optional<DagWiring> wiring;
+  // Computations for the other wirings seen with this hash.
+  std::mutex variants_mutex;
+  std::vector<std::pair<DagWiring, std::shared_ptr<MlirComputation>>> variants;
 
   bool is_native() const { return executable != nullptr; }
   // TorchScript executor for the fallback path, created on first use.

@@ -2,11 +2,18 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <chrono>
 #include <functional>
+#include <optional>
+#include <set>
+#include <map>
 #include <mutex>
 
+#include "ltc_backend/compile_cache.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/partitioned_graph.h"
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/openmp.h"
@@ -65,9 +72,14 @@ std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& co
     const OutputRef& ref = comp.outputs[i];
     const torch::lazy::Shape& s = comp.result_shapes()[i];
     const std::vector<ValueDesc>& from = ref.source == OutputSource::kResult ? fn.outputs : fn.inputs;
-    if (ref.index >= from.size())
+    size_t index = ref.index;
+    if (ref.source == OutputSource::kInput) {  // a graph input: find its argument
+      auto arg = std::find(comp.input_order.begin(), comp.input_order.end(), ref.index);
+      index = static_cast<size_t>(arg - comp.input_order.begin());
+    }
+    if (index >= from.size())
       return "output " + std::to_string(i) + " refers to a missing value";
-    const ValueDesc& d = from[ref.index];
+    const ValueDesc& d = from[index];
     if (d.kind != ValueKind::Tensor || d.dtype != DtypeName(s.scalar_type()) ||
         d.shape != s.sizes().vec())
       return "output " + std::to_string(i) + " does not match LTC's shape " + s.to_string();
@@ -124,31 +136,171 @@ void WarnWriteErrorOnce(const std::string& error) {
   });
 }
 
+// Warnings of the persistent cache: once per distinct text, so that a full
+// disk does not print on every graph.
+void WarnCacheProblem(const std::string& warning) {
+  static std::mutex mu;
+  static std::set<std::string> said;
+  std::lock_guard<std::mutex> lock(mu);
+  if (said.size() < 32 && said.insert(warning).second) TORCH_WARN(warning);
+}
+
+// The persistent-cache key of a module compiled with `options`.
+std::string CacheKey(const std::string& module_text, const CompileOptions& options) {
+  static const std::string fingerprint = compilerFingerprint(options);
+  return sha256Hex(module_text + "\n" + fingerprint);
+}
+
+// A graph compiled by an earlier process, or a null function.
+CompileResult LoadFromDiskCache(const std::string& dir, const std::string& key,
+                                const CompileOptions& options) {
+  std::string warning;
+  std::optional<CachedGraph> cached = LoadCachedGraph(dir, key, warning);
+  if (!warning.empty()) WarnCacheProblem(warning);
+  if (!cached) return {};
+  CompileResult loaded = loadCompiledObject(cached->object, cached->inputs, cached->outputs,
+                                            cached->check_messages, options);
+  if (!loaded.function)
+    WarnCacheProblem("ltc_mlir: compile cache entry " + dir + "/" + key + " cannot be used (" +
+                     loaded.error + "); the graph is compiled again");
+  return loaded;
+}
+
+// Native code of the graphs alive in this process, by module text: LTC
+// caches computations by its own graph hash, which differs for graphs that
+// emit the same module (e.g. the same training step with its inputs seen in
+// another order). Weak: an entry lives as long as a computation uses it.
+class LiveCodeIndex {
+ public:
+  bool Find(const std::string& key, NativeCode& code) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(key);
+    if (it == entries_.end()) return false;
+    code.executable = it->second.executable.lock();
+    code.result.function = it->second.function.lock();
+    if (code.executable && code.result.function) return true;
+    entries_.erase(it);
+    code = NativeCode();
+    return false;
+  }
+  void Add(const std::string& key, const NativeCode& code) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (++adds_ % 256 == 0) {  // drop the entries whose code was freed
+      for (auto it = entries_.begin(); it != entries_.end();)
+        it = it->second.executable.expired() ? entries_.erase(it) : std::next(it);
+    }
+    entries_[key] = {code.executable, code.result.function};
+  }
+
+ private:
+  struct Entry {
+    std::weak_ptr<runtime::Executable> executable;
+    std::weak_ptr<CompiledFunction> function;
+  };
+  std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+  size_t adds_ = 0;
+};
+
+LiveCodeIndex& LiveCode() {
+  static LiveCodeIndex* index = new LiveCodeIndex();  // never destroyed: used at exit
+  return *index;
+}
+
 }  // namespace
 
-void CompileComputation(MlirComputation& comp) {
-  EmittedModule emitted = EmitTorchDialect(*comp.graph(), comp.parameter_shapes());
-  comp.torch_dialect = emitted.text;
-  comp.outputs = emitted.outputs;
-  comp.rng_seed_input = emitted.rng_seed_input;
-  char name[32];
-  std::snprintf(name, sizeof(name), "graph_%016zx", std::hash<std::string>()(emitted.text));
-  comp.name = name;
-  if (!emitted.unsupported_ops.empty())
-    return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);
-
+NativeCode CompileEmitted(const std::string& emitted_text, const std::string& name,
+                          double emit_ms) {
+  // What is compiled and keys both caches: graphs LTC tells apart by its
+  // own hash often emit the same module up to SSA numbering and repeated
+  // pure ops (the same training step traced again). Same signature, so the
+  // code is interchangeable.
+  std::string canonical = canonicalTorchModule(emitted_text);
+  const std::string& text = canonical.empty() ? emitted_text : canonical;
+  const std::string live_key = sha256Hex(text);
+  NativeCode code;
+  if (LiveCode().Find(live_key, code)) {
+    code.reused = true;
+    Metrics::RecordCodeReuse();
+    return code;
+  }
   CompileOptions options;
   options.dumpDir = GetDumpDir();
-  options.dumpName = comp.name;
+  options.dumpName = name;
   options.reproducerDir = GetReproducerDir();
   options.maxReproducers = kMaxReproducers;
+  if (const char* level = std::getenv("LTC_MLIR_OPT_LEVEL"))  // experiments only
+    options.optLevel = static_cast<unsigned>(std::atoi(level));
   options.symbolResolver = [](const std::string& symbol) {
     if (void* address = runtime::resolveRuntimeSymbol(symbol)) return address;
     return runtime::resolveOpenMPSymbol(symbol);
   };
-  CompileResult result = compileTorchModule(emitted.text, options);
+  const std::string cache_dir = GetCacheDir();
+  options.keepObject = !cache_dir.empty();
+  std::string key = cache_dir.empty() ? "" : CacheKey(text, options);
+  CompileResult& result = code.result;
+  if (!cache_dir.empty()) {
+    result = LoadFromDiskCache(cache_dir, key, options);
+    code.from_disk = result.function != nullptr;
+    Metrics::RecordDiskCache(code.from_disk);
+  }
+  if (!code.from_disk) result = compileTorchModule(text, options);
   if (!result.writeError.empty()) WarnWriteErrorOnce(result.writeError);
+  result.stageMs.insert(result.stageMs.begin(), {"emit", emit_ms});
+  Metrics::RecordCompileStages(result.stageMs);
+  if (!result.function) return code;
+  if (!code.from_disk && !cache_dir.empty()) {
+    if (result.object.empty()) {
+      WarnCacheProblem("ltc_mlir: a compiled graph cannot be kept in the compile cache: " +
+                       result.objectError);
+    } else {
+      std::string warning;
+      StoreCachedGraph(cache_dir, key,
+                       {result.object, result.function->inputs, result.function->outputs,
+                        result.function->checkMessages},
+                       warning);
+      if (!warning.empty()) WarnCacheProblem(warning);
+    }
+  }
+  std::vector<runtime::ArgSpec> inputs, outputs;
+  for (const ValueDesc& d : result.function->inputs)
+    inputs.push_back({ToRuntimeKind(d.kind), d.shape});
+  for (const ValueDesc& d : result.function->outputs)
+    outputs.push_back({ToRuntimeKind(d.kind), d.shape});
+  code.executable = std::make_shared<runtime::Executable>(
+      result.function->entry, std::move(inputs), std::move(outputs), result.function,
+      result.function->checkMessages);
+  LiveCode().Add(live_key, code);
+  return code;
+}
+
+std::string GraphName(const std::string& module_text) {
+  char name[32];
+  std::snprintf(name, sizeof(name), "graph_%016zx", std::hash<std::string>()(module_text));
+  return name;
+}
+
+void CompileComputation(MlirComputation& comp) {
+  auto emit_start = std::chrono::steady_clock::now();
+  EmittedModule emitted = EmitTorchDialect(*comp.graph(), comp.parameter_shapes());
+  double emit_ms = std::chrono::duration<double, std::milli>(
+                       std::chrono::steady_clock::now() - emit_start).count();
+  comp.torch_dialect = emitted.text;
+  comp.outputs = emitted.outputs;
+  comp.rng_seed_input = emitted.rng_seed_input;
+  comp.input_order = emitted.input_order;
+  comp.name = GraphName(emitted.text);
+  if (!emitted.unsupported_ops.empty()) {
+    if (TryPartition(comp, emitted.unsupported_ops, Join(emitted.reasons, "; "))) return;
+    return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);
+  }
+
+  NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms);
+  const CompileResult& result = code.result;
   if (!result.function) {
+    // Only unsupported ops can be worked around by running them apart; a
+    // compiler error sends the whole graph to TorchScript with its reproducer.
+    if (!result.unsupportedOps.empty() && TryPartition(comp, result.unsupportedOps, "")) return;
     // Unsupported ops are named by FallBack; other errors keep their text.
     std::string why = result.unsupportedOps.empty() ? result.error : "";
     if (why.size() > 2000) why = why.substr(0, 2000) + "...";
@@ -159,18 +311,12 @@ void CompileComputation(MlirComputation& comp) {
   std::string mismatch = CheckSignature(*result.function, comp);
   if (!mismatch.empty()) return FallBack(comp, "internal error: " + mismatch, {});
   comp.function_result_shapes = FunctionResultShapes(comp, result.function->outputs.size());
-
-  std::vector<runtime::ArgSpec> inputs, outputs;
-  for (const ValueDesc& d : result.function->inputs)
-    inputs.push_back({ToRuntimeKind(d.kind), d.shape});
-  for (const ValueDesc& d : result.function->outputs)
-    outputs.push_back({ToRuntimeKind(d.kind), d.shape});
-  comp.executable = std::make_shared<runtime::Executable>(
-      result.function->entry, std::move(inputs), std::move(outputs), result.function,
-      result.function->checkMessages);
-  Metrics::RecordCompile(comp.name, result.compileTimeMs);
+  std::map<std::string, int64_t> op_counts;
+  for (const std::string& op : GraphOps(*comp.graph())) op_counts[op]++;
+  comp.native_op_counts.assign(op_counts.begin(), op_counts.end());
+  comp.executable = code.executable;
+  if (!code.from_disk && !code.reused) Metrics::RecordCompile(comp.name, result.compileTimeMs);
 }
-
 
 }  // namespace backend
 }  // namespace ltc_mlir

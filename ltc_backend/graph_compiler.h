@@ -2,15 +2,35 @@
 // code, or marks it for the TorchScript fallback with the reason.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "ltc_backend/computation.h"
+#include "ltc_mlir/Compiler/Compiler.h"
 
 namespace ltc_mlir {
 namespace backend {
 
 // Emits the torch-dialect module, compiles it through mlir_lowering and sets
-// comp.executable; on any failure sets comp.fallback_ops / fallback_reason
-// (and warns). Never throws for unsupported graphs.
+// comp.executable. A graph with ops the compiler cannot lower runs as native
+// segments around them (partitioned_graph.h); on any other failure sets
+// comp.fallback_ops / fallback_reason (and warns). Never throws for
+// unsupported graphs.
 void CompileComputation(MlirComputation& comp);
+
+// A torch-dialect module compiled (or loaded from the persistent cache).
+struct NativeCode {
+  std::shared_ptr<runtime::Executable> executable;  // null on failure
+  CompileResult result;                             // error, unsupported ops
+  bool from_disk = false;
+  // Reused from another live graph with the same module text (no compile).
+  bool reused = false;
+};
+NativeCode CompileEmitted(const std::string& module_text, const std::string& name,
+                          double emit_ms);
+
+// "graph_<hash of the module text>".
+std::string GraphName(const std::string& module_text);
 
 }  // namespace backend
 }  // namespace ltc_mlir

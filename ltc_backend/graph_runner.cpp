@@ -18,18 +18,11 @@ using torch::lazy::BackendDataPtr;
 using torch::lazy::BackendDevice;
 using torch::lazy::TSData;
 
-namespace {
-
-// The seed of a graph's random ops for one run: drawn from torch's default
-// CPU generator, so torch.manual_seed makes runs reproducible and every
-// run (every training step) gets new dropout masks.
 int64_t NextRandomSeed() {
   at::Generator gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   return static_cast<int64_t>(at::check_generator<at::CPUGeneratorImpl>(gen)->random64());
 }
-
-}  // namespace
 
 std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
                                       c10::ArrayRef<BackendDataPtr> arguments,
@@ -41,10 +34,11 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
               arguments.size());
   std::vector<at::Tensor> input_tensors(arguments.size());  // kept alive during the call
   std::vector<runtime::Arg> inputs;
-  for (size_t i = 0; i < arguments.size(); ++i) {
+  for (size_t arg = 0; arg < arguments.size(); ++arg) {
+    const size_t i = comp.input_order[arg];  // arguments are numbered by first use
     CheckComputed(*arguments[i], "an input of this graph");
     auto data = std::static_pointer_cast<TSData>(arguments[i]);
-    const runtime::ArgSpec& spec = exe.inputs()[i];
+    const runtime::ArgSpec& spec = exe.inputs()[arg];
     if (spec.kind == runtime::ArgKind::Int || spec.kind == runtime::ArgKind::Float) {
       TORCH_CHECK(data->scalar.has_value(), "ltc_mlir: argument ", i, " of ", comp.name,
                   " should be a scalar");

@@ -11,6 +11,11 @@
 namespace ltc_mlir {
 namespace backend {
 
+// The seed of a graph's random ops for one run: drawn from torch's default
+// CPU generator, so torch.manual_seed makes runs reproducible and every
+// run (every training step) gets new dropout masks.
+int64_t NextRandomSeed();
+
 // Inputs' host buffers are passed without copies; outputs come from the
 // computation's buffer pool once the graph repeats. Graph outputs that pass
 // an input through, or repeat a result, share its buffer.

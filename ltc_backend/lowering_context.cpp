@@ -16,7 +16,8 @@ MlirLoweringContext::MlirLoweringContext(
     c10::ArrayRef<torch::lazy::Node*> post_order,
     torch::lazy::Util::EmissionMap emit_status)
     : TSLoweringContext(name, std::move(device), post_order, std::move(emit_status)),
-      post_order_(post_order.begin(), post_order.end()) {}
+      post_order_(post_order.begin(), post_order.end()),
+      has_post_order_(true) {}
 
 size_t MlirLoweringContext::AddResult(const torch::lazy::Output& output) {
   results_.push_back(output);
@@ -54,8 +55,10 @@ torch::lazy::ComputationPtr MlirLoweringContext::Build() {
     parameter_shapes.push_back(data->shape());
   std::vector<torch::lazy::Shape> result_shapes;
   for (const torch::lazy::Output& out : results_) result_shapes.push_back(out.shape());
-  return std::make_shared<MlirComputation>(graph, std::move(parameter_shapes),
-                                           std::move(result_shapes));
+  auto computation = std::make_shared<MlirComputation>(graph, std::move(parameter_shapes),
+                                                       std::move(result_shapes));
+  if (has_post_order_) computation->wiring = DagFingerprint(post_order_, results_);
+  return computation;
 }
 
 }  // namespace backend

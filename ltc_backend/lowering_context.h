@@ -24,6 +24,7 @@ class MlirLoweringContext : public torch::lazy::TSLoweringContext {
   void Annotate(const torch::lazy::Output& output);
 
   std::vector<const torch::lazy::Node*> post_order_;
+  bool has_post_order_ = false;
   std::vector<torch::lazy::Output> results_;
 };
 

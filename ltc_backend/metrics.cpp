@@ -39,6 +39,21 @@ void Metrics::RecordCompile(const std::string& graph_name, double ms) {
   if (state.compiled_graphs.size() < kMaxReasons) state.compiled_graphs.push_back(graph_name);
 }
 
+void Metrics::RecordDiskCache(bool hit) {
+  std::lock_guard<std::mutex> lock(mu);
+  (hit ? state.disk_cache_hits : state.disk_cache_misses)++;
+}
+
+void Metrics::RecordCodeReuse() {
+  std::lock_guard<std::mutex> lock(mu);
+  state.code_reuse_hits++;
+}
+
+void Metrics::RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages) {
+  std::lock_guard<std::mutex> lock(mu);
+  for (const auto& s : stages) state.compile_stage_ms[s.first] += s.second;
+}
+
 void Metrics::RecordFallbackGraph(const std::string& reason) {
   std::lock_guard<std::mutex> lock(mu);
   state.fallback_graph_count++;
@@ -46,11 +61,14 @@ void Metrics::RecordFallbackGraph(const std::string& reason) {
 }
 
 void Metrics::RecordExecution(bool native, bool cache_hit, double ms,
-                              const std::vector<std::string>& fallback_ops) {
+                              const std::vector<std::string>& fallback_ops,
+                              const std::vector<std::pair<std::string, int64_t>>& native_ops) {
   std::lock_guard<std::mutex> lock(mu);
   state.execute_count++;
   state.execute_time_ms += ms;
   if (cache_hit) state.cache_hits++;
+  // Partially native graphs (partitioned_graph.h) count both kinds.
+  for (const auto& op : native_ops) state.native_ops[op.first] += op.second;
   if (native) {
     state.native_execute_count++;
   } else {
@@ -88,8 +106,23 @@ std::string Metrics::Report() {
      << "  graph executions         : " << m.execute_count << " (" << m.native_execute_count
      << " native, " << m.fallback_execute_count << " fallback; " << m.execute_time_ms
      << " ms)\n"
-     << "  compile cache hits       : " << m.cache_hits << "\n"
+     << "  compile cache hits       : " << m.cache_hits << " in memory, " << m.disk_cache_hits
+     << " from disk (" << m.disk_cache_misses << " disk misses), " << m.code_reuse_hits
+     << " graphs sharing the code of an identical one\n"
      << "  fallback graphs          : " << m.fallback_graph_count << "\n";
+  if (!m.compile_stage_ms.empty()) {
+    os << "  compile time by stage    :";
+    for (const char* stage : {"emit", "parse", "torch_to_linalg", "linalg_to_llvm",
+                              "llvm_codegen", "object_load"}) {
+      auto it = m.compile_stage_ms.find(stage);
+      if (it != m.compile_stage_ms.end()) os << " " << stage << " " << it->second << " ms;";
+    }
+    os << "\n";
+  }
+  int64_t native_op_runs = 0;
+  for (const auto& kv : m.native_ops) native_op_runs += kv.second;
+  os << "  ops run natively         : " << native_op_runs << " (" << m.native_ops.size()
+     << " distinct ops)\n";
   if (m.fallback_ops.empty()) {
     os << "  fallback ops             : none\n";
   } else {

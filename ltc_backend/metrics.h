@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ltc_mlir {
@@ -20,16 +21,31 @@ struct MetricsSnapshot {
   int64_t fallback_graph_count = 0;  // graphs that could not compile natively
   int64_t fallback_execute_count = 0;
   std::map<std::string, int64_t> fallback_ops;  // op -> ops run outside native code
+  std::map<std::string, int64_t> native_ops;    // op -> ops run inside native graphs
   std::vector<std::string> fallback_reasons;    // one line per fallback graph
   std::vector<std::string> compiled_graphs;     // names of native graphs
+  int64_t disk_cache_hits = 0;    // graphs loaded from the persistent cache
+  int64_t disk_cache_misses = 0;  // graphs looked up there and compiled
+  // Graphs new to LTC whose module text equals that of a live compiled
+  // graph (e.g. a step with its inputs in another order): code shared.
+  int64_t code_reuse_hits = 0;
+  // Compile time per stage, summed over compiles and cache loads: emit,
+  // parse, torch_to_linalg, linalg_to_llvm, llvm_codegen, object_load.
+  std::map<std::string, double> compile_stage_ms;
 };
 
 class Metrics {
  public:
   static void RecordCompile(const std::string& graph_name, double ms);
+  static void RecordDiskCache(bool hit);
+  static void RecordCodeReuse();
+  static void RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages);
   static void RecordFallbackGraph(const std::string& reason);
+  // `native_ops`: the graph's aten ops with their multiplicity, counted
+  // once per native execution.
   static void RecordExecution(bool native, bool cache_hit, double ms,
-                              const std::vector<std::string>& fallback_ops);
+                              const std::vector<std::string>& fallback_ops,
+                              const std::vector<std::pair<std::string, int64_t>>& native_ops);
   static MetricsSnapshot Get();  // includes the eager-fallback op counters
   static void Reset();
   static std::string Report();

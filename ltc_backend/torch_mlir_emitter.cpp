@@ -1,5 +1,7 @@
 #include "ltc_backend/torch_mlir_emitter.h"
 
+#include "ltc_backend/config.h"
+
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +29,16 @@ std::string DtypeName(c10::ScalarType type) {
 }
 
 namespace {
+
+// Ops that draw random numbers (Random.cpp): native_dropout and the
+// functional sampling ops (bernoulli*, uniform, normal*, exponential,
+// random*). Each gets an `ltc.rng_stream` and the function a seed argument.
+bool IsRandomOp(const torch::jit::Node* node) {
+  static const std::set<std::string> kNames = {
+      "aten::native_dropout", "aten::bernoulli", "aten::uniform", "aten::normal",
+      "aten::normal_functional", "aten::exponential", "aten::random"};
+  return node->kind().is_aten() && kNames.count(node->kind().toQualString()) != 0;
+}
 
 std::string TensorTypeText(c10::ScalarType dtype, c10::ArrayRef<int64_t> sizes) {
   std::ostringstream os;
@@ -75,8 +87,10 @@ class Emitter {
 
   EmittedModule Run() {
     std::ostringstream sig;
+    module_.input_order = FirstUseOrder();
     size_t index = 0;
-    for (const torch::jit::Value* input : graph_.inputs()) {
+    for (size_t graph_index : module_.input_order) {
+      const torch::jit::Value* input = graph_.inputs()[graph_index];
       std::string name = "%arg" + std::to_string(index);
       std::string type;
       const c10::TypePtr& t = input->type();
@@ -84,8 +98,8 @@ class Emitter {
         type = "!torch.int";
       } else if (t->kind() == c10::TypeKind::FloatType) {
         type = "!torch.float";
-      } else if (t->cast<c10::TensorType>() && index < input_shapes_.size()) {
-        const torch::lazy::Shape& s = input_shapes_[index];
+      } else if (t->cast<c10::TensorType>() && graph_index < input_shapes_.size()) {
+        const torch::lazy::Shape& s = input_shapes_[graph_index];
         if (!CheckDtype(s.scalar_type(), "graph input")) type = "none";
         else type = TensorTypeText(s.scalar_type(), s.sizes());
       } else {
@@ -100,7 +114,7 @@ class Emitter {
     // backend passes on every run (a last function argument, see
     // EmittedModule::rng_seed_input) and each op's stream number.
     for (const torch::jit::Node* node : graph_.nodes())
-      if (node->kind() == c10::aten::native_dropout) module_.rng_seed_input = true;
+      if (IsRandomOp(node)) module_.rng_seed_input = true;
     if (module_.rng_seed_input)
       sig << (index ? ", " : "") << "%rng_seed: !torch.int {ltc.rng_seed}";
     for (const torch::jit::Node* node : graph_.nodes()) EmitNode(node);
@@ -142,6 +156,42 @@ class Emitter {
   }
 
  private:
+  // Graph inputs in the order the body first reads them (then those only
+  // returned, then unused ones). LTC numbers a graph's inputs by when their
+  // data was first seen, so the same step can arrive with its parameters
+  // permuted (a model's first step reads the tensors moved to the device,
+  // later steps the previous step's results); numbering the arguments by
+  // use makes such graphs the same text, compiled once.
+  std::vector<size_t> FirstUseOrder() const {
+    std::unordered_map<const torch::jit::Value*, size_t> position;
+    for (size_t i = 0; i < graph_.inputs().size(); ++i) position[graph_.inputs()[i]] = i;
+    std::vector<size_t> order;
+    std::vector<bool> placed(graph_.inputs().size(), false);
+    auto use = [&](const torch::jit::Value* v) {
+      auto it = position.find(v);
+      if (it != position.end() && !placed[it->second]) {
+        placed[it->second] = true;
+        order.push_back(it->second);
+      }
+    };
+    std::vector<const torch::jit::Node*> stack;
+    for (const torch::jit::Node* node : graph_.nodes()) {
+      // Inputs read inside nested blocks count where their node is.
+      stack.assign(1, node);
+      while (!stack.empty()) {
+        const torch::jit::Node* n = stack.back();
+        stack.pop_back();
+        for (const torch::jit::Value* in : n->inputs()) use(in);
+        for (const torch::jit::Block* b : n->blocks())
+          for (auto it = b->nodes().rbegin(); it != b->nodes().rend(); ++it) stack.push_back(*it);
+      }
+    }
+    for (const torch::jit::Value* out : graph_.outputs()) use(out);
+    for (size_t i = 0; i < placed.size(); ++i)
+      if (!placed[i]) order.push_back(i);
+    return order;
+  }
+
   void Unsupported(const std::string& what, const std::string& why) {
     module_.unsupported_ops.push_back(what);
     module_.reasons.push_back(what + ": " + why);
@@ -420,6 +470,8 @@ class Emitter {
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (!schema) return Unsupported(node->kind().toQualString(), "no schema");
     std::string name = schema->name();  // "aten::add"
+    if (IsOpDisabled(name))
+      return Unsupported(name, "disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops()");
     std::string base = name.substr(name.find("::") + 2);
     // On value tensors a view and its *_copy variant mean the same thing; LTC
     // still emits a few plain views (e.g. the expand of a scalar expand).
@@ -474,7 +526,7 @@ class Emitter {
       result_type += ")";
     }
     std::string attrs;
-    if (node->kind() == c10::aten::native_dropout)
+    if (IsRandomOp(node))
       attrs = "ltc.rng_stream = " + std::to_string(next_stream_++) + " : i64";
     std::string r = EmitOp(op, operands, types, attrs, result_type, result_types.size());
     if (node->outputs().size() == 1) {

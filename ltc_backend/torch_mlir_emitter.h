@@ -32,6 +32,10 @@ struct EmittedModule {
   // `!torch.int {ltc.rng_seed}` of its random ops (native_dropout), a fresh
   // value from torch's CPU generator on every run.
   bool rng_seed_input = false;
+  // Function argument j is graph input input_order[j] (a permutation:
+  // arguments are numbered by first use, see FirstUseOrder). OutputRef
+  // kInput indices stay graph input indices.
+  std::vector<size_t> input_order;
 };
 
 // `input_shapes[i]` is the shape/dtype of graph input i when it is a tensor

@@ -90,6 +90,12 @@ class RestrictGradToView : public torch::autograd::Function<RestrictGradToView> 
   }
 };
 
+bool IsExpanded(const ViewGeometry& view) {
+  for (size_t d = 0; d < view.sizes.size(); ++d)
+    if (view.sizes[d] > 1 && view.strides[d] == 0) return true;
+  return false;
+}
+
 // as_strided: eager addresses the storage of the tensor, which for a view is
 // its base's storage, laid out as eager would lay it out. Functionalization
 // records `as_strided_copy(<the view's value>)` instead, a fresh row-major
@@ -113,6 +119,26 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
 
   ViewGeometry view;
   if (view_fn) view = PlaceView(view_fn, base, base_strides, self.sizes());
+  // An expanded view (a stride-0 dim) whose as_strided reaches beyond its
+  // base's storage: eager code getting there has called contiguous() first
+  // (autograd's as_strided_scatter backward on the expanded gradient of
+  // sum()), which in C++ skips the dispatcher for a lazy tensor (it says it
+  // is contiguous) where eager copies. Addressing the base's storage raised
+  // "setStorage: ... out of bounds"; the view's own values are what the copy
+  // holds. (Within the storage, eager's as_strided of the expanded view
+  // itself is taken, as for any view.)
+  if (view_fn && IsExpanded(view)) {
+    int64_t reach = storage_offset ? storage_offset->expect_int() : view.offset;
+    bool empty = false;
+    for (size_t d = 0; d < size.size(); ++d) {
+      int64_t n = size[d].expect_int();
+      if (n == 0) empty = true;
+      reach += (n - 1) * stride[d].expect_int();
+    }
+    if (!empty && reach >= base.numel())
+      return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride,
+                                              storage_offset);
+  }
   // Row-major copy of the base in eager's storage order (not a view, so
   // the call below takes the regular path).
   at::Tensor storage = order.empty() ? base : at::permute_copy(base, order);

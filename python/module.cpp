@@ -3,6 +3,7 @@
 #include <pybind11/stl.h>
 
 #include <c10/util/Exception.h>
+#include <torch/csrc/Exceptions.h>
 
 #include "ltc_backend/backend_impl.h"
 #include "ltc_backend/config.h"
@@ -35,6 +36,11 @@ PYBIND11_MODULE(_C, m) {
     d["fallback_graph_count"] = s.fallback_graph_count;
     d["fallback_execute_count"] = s.fallback_execute_count;
     d["fallback_ops"] = s.fallback_ops;
+    d["native_ops"] = s.native_ops;
+    d["disk_cache_hits"] = s.disk_cache_hits;
+    d["disk_cache_misses"] = s.disk_cache_misses;
+    d["code_reuse_hits"] = s.code_reuse_hits;
+    d["compile_stage_ms"] = s.compile_stage_ms;
     d["fallback_reasons"] = s.fallback_reasons;
     d["compiled_graphs"] = s.compiled_graphs;
     return d;
@@ -57,9 +63,30 @@ PYBIND11_MODULE(_C, m) {
   m.def("_reset_metrics", &Metrics::Reset);
   m.def("_metrics_report", &Metrics::Report);
   m.def("_set_dump_dir", &SetDumpDir);
+  m.def("_set_disabled_ops", &SetDisabledOps);
+  m.def("_call_with_python_warnings", [](py::function fn) {
+    // torch's _mark_step binding installs no warning handler: a TORCH_WARN
+    // while it compiles (a fallback, a cache problem) would go to glog on
+    // stderr instead of Python's warnings module.
+    torch::PyWarningHandler handler;
+    try {
+      return fn();
+    } catch (...) {
+      handler.set_in_exception();
+      throw;
+    }
+  });
+  m.def("_set_cache_dir", &SetCacheDir);
+  m.def("_get_cache_dir", &GetCacheDir);
+  m.def("_set_cache_max_bytes", &SetCacheMaxBytes);
+  m.def("_get_cache_max_bytes", &GetCacheMaxBytes);
+  m.def("_get_disabled_ops", &GetDisabledOps);
   m.def("_get_dump_dir", &GetDumpDir);
   m.def("_set_reproducer_dir", &SetReproducerDir);
   m.def("_get_reproducer_dir", &GetReproducerDir);
   m.def("_register_aten_op_kernel", &RegisterAtenOpKernel,
-        "Make a functional ATen op (e.g. 'erf', 'where.self') an AtenOpNode on the lazy device.");
+        "Make a functional ATen op (e.g. 'erf', 'where.self') an AtenOpNode on the lazy device "
+        "(result_like: the tensor argument whose shape the result has, for ops without a Meta "
+        "kernel).",
+        py::arg("name"), py::arg("result_like") = "");
 }

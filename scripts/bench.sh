@@ -1,7 +1,16 @@
 #!/usr/bin/env bash
-# Benchmarks (not tests): eager vs TorchScript lazy vs ltc_mlir on the MLP step.
+# Benchmarks (not tests): the suite of benchmarks/suite.py, every workload in
+# eager PyTorch, torch's TorchScript lazy backend and ltc_mlir, plus kernel
+# microbenchmarks. See docs/benchmarks.md.
+#   scripts/bench.sh [--no-build] [suite options, e.g. --workloads mlp --rounds 1 --steps 5]
+# --no-build skips install_deps.sh and build.sh (use an existing build, e.g.
+# LTC_MLIR_BUILD_DIR=/path/to/build scripts/bench.sh --no-build).
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
-"$ROOT/scripts/install_deps.sh"
-"$ROOT/scripts/build.sh"
-exec "$PY" "$ROOT/benchmarks/train_step.py" "$@"
+if [ "${1:-}" = "--no-build" ]; then
+  shift
+else
+  "$ROOT/scripts/install_deps.sh"
+  "$ROOT/scripts/build.sh"
+fi
+exec "$PY" "$ROOT/benchmarks/suite.py" "$@"

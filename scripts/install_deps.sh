@@ -7,6 +7,7 @@ PACKAGES=(
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
   python3-dev pybind11-dev libgtest-dev python3-pytest python3-hypothesis
   cmake ninja-build ccache g++ libopenblas0-pthread
+  python3-matplotlib
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

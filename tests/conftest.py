@@ -7,6 +7,9 @@ import pytest
 import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
+# Tests count real compiles: no persistent cache unless a test sets one
+# (subprocesses inherit this too).
+os.environ.setdefault("LTC_MLIR_CACHE_DIR", "")
 
 import ltc_mlir  # noqa: E402
 
@@ -18,3 +21,15 @@ def fresh_metrics():
     """Every test starts from zeroed metrics."""
     ltc_mlir.reset_metrics()
     yield
+
+
+@pytest.fixture
+def disabled_ops():
+    """disabled_ops("aten::frac", ...) makes graphs compiled afterwards treat
+    those ops as unsupported (ltc_mlir.set_disabled_ops), so that a test of
+    the fallback paths does not depend on which ops happen to lack a lowering.
+    Restored after the test."""
+    def disable(*ops):
+        ltc_mlir.set_disabled_ops(list(ops))
+    yield disable
+    ltc_mlir.set_disabled_ops([])

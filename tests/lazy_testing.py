@@ -59,3 +59,13 @@ def assert_all_native():
     assert m["fallback_graph_count"] == 0, m["fallback_reasons"]
     assert m["native_execute_count"] >= 1, m
     return m
+
+
+def assert_ops_native(*ops):
+    """Each of `ops` ("aten::mm") ran inside a native graph since the last
+    reset, and none of them ran outside native code."""
+    m = ltc_mlir.metrics()
+    for op in ops:
+        assert m["native_ops"].get(op, 0) >= 1, f"{op} did not run natively: {m['native_ops']}"
+        assert op not in m["fallback_ops"], f"{op} fell back: {m['fallback_reasons']}"
+    return m

@@ -9,10 +9,13 @@
 #include <torch/csrc/lazy/ts_backend/ts_node_lowering.h>
 #include <torch/library.h>
 
+#include <unordered_map>
+#include <mutex>
 #include <sstream>
 
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -91,6 +94,22 @@ torch::lazy::Value LazyValueOf(const at::Tensor& t, const torch::lazy::BackendDe
   return torch::lazy::GetLtcTensorOrCreateForWrappedNumber(t, device)->GetIrValue();
 }
 
+// Ops without a Meta kernel (torch 1.13: e.g. reflection_pad2d_backward)
+// whose one result has the shape and dtype of one of their tensor
+// arguments: full op name -> that argument's position.
+std::mutex like_argument_mutex;
+std::unordered_map<c10::OperatorName, size_t>& LikeArgumentTable() {
+  static auto* table = new std::unordered_map<c10::OperatorName, size_t>();
+  return *table;
+}
+
+c10::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
+  std::lock_guard<std::mutex> lock(like_argument_mutex);
+  auto it = LikeArgumentTable().find(op.operator_name());
+  if (it == LikeArgumentTable().end()) return c10::nullopt;
+  return it->second;
+}
+
 }  // namespace
 
 AtenOpNode::AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands,
@@ -145,6 +164,10 @@ std::string AtenOpNode::ToString() const {
 std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
                                                  const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
+  if (c10::optional<size_t> like = LikeArgument(op)) {
+    const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
+    return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
+  }
   torch::jit::Stack meta;
   meta.reserve(n);
   for (size_t i = 0; i < n; ++i) meta.push_back(MetaArgument(stack[stack.size() - n + i]));
@@ -162,6 +185,11 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const auto& schema_args = op.schema().arguments();
   const size_t n = schema_args.size();
+  // An explicit random generator: its stream can only be drawn eagerly.
+  for (size_t i = 0; i < n; ++i) {
+    const c10::IValue& v = (*stack)[stack->size() - n + i];
+    if (v.isGenerator() && v.toGenerator().defined()) return RunEagerFallback(op, stack);
+  }
   c10::optional<c10::Device> device = CheckOperandDevices(op, *stack);
   for (size_t i = 0; i < n && !device; ++i) {  // a factory: its device argument
     const c10::IValue& v = (*stack)[stack->size() - n + i];
@@ -213,12 +241,23 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
-void RegisterAtenOpKernel(const std::string& name) {
+void RegisterAtenOpKernel(const std::string& name, const std::string& result_like) {
   size_t dot = name.find('.');
   std::string base = name.substr(0, dot);
   std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
   c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
       ("aten::" + base).c_str(), overload.c_str());
+  if (!result_like.empty()) {
+    const auto& args = op.schema().arguments();
+    size_t i = 0;
+    while (i < args.size() && args[i].name() != result_like) ++i;
+    TORCH_CHECK(i < args.size() && args[i].type()->kind() == c10::TypeKind::TensorType &&
+                    op.schema().returns().size() == 1,
+                "ltc_mlir: aten::", name, " has no Tensor argument '", result_like,
+                "' (or more than one result)");
+    std::lock_guard<std::mutex> lock(like_argument_mutex);
+    LikeArgumentTable()[op.operator_name()] = i;
+  }
   for (const c10::Argument& arg : op.schema().arguments())
     TORCH_CHECK(arg.alias_info() == nullptr, "ltc_mlir: aten::", name,
                 " mutates or aliases its argument '", arg.name(),

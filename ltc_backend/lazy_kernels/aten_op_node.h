@@ -63,9 +63,13 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
 // Makes CallAtenOpLazily the Lazy kernel of `aten::<name>` ("erf",
 // "where.self"), replacing LTC's if it has one. Throws when the op mutates
-// its arguments or returns a view or non-tensors. Python:
+// its arguments or returns a view or non-tensors. `result_like` names the
+// tensor argument whose shape and dtype the (single) result has, for ops
+// without a Meta kernel (reflection_pad2d_backward: "self"); empty: the
+// Meta kernel decides. A call with an explicit random generator runs
+// eagerly (the eager fallback). Python:
 // ltc_mlir._C._register_aten_op_kernel(name).
-void RegisterAtenOpKernel(const std::string& name);
+void RegisterAtenOpKernel(const std::string& name, const std::string& result_like = "");
 
 }  // namespace backend
 }  // namespace ltc_mlir

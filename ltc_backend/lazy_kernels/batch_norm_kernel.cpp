@@ -84,11 +84,18 @@ Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
                        double eps) {
   if (!training || (!Defined(running_mean) && !Defined(running_var))) {
     BatchNormOp& state = State();
-    return state.ltc_kernel.call<Result, const at::Tensor&, const OptionalTensor&,
-                                 const OptionalTensor&, const OptionalTensor&,
-                                 const OptionalTensor&, bool, double, double>(
+    Result result = state.ltc_kernel.call<Result, const at::Tensor&, const OptionalTensor&,
+                                          const OptionalTensor&, const OptionalTensor&,
+                                          const OptionalTensor&, bool, double, double>(
         state.op, c10::DispatchKeySet(c10::DispatchKey::Lazy), input, weight, bias, running_mean,
         running_var, training, momentum, eps);
+    // In evaluation eager computes no batch statistics: save_mean and
+    // save_invstd are empty (LTC's have C elements).
+    if (!training && Defined(running_mean) && Defined(running_var)) {
+      std::get<1>(result) = at::empty({0}, std::get<1>(result).options());
+      std::get<2>(result) = at::empty({0}, std::get<2>(result).options());
+    }
+    return result;
   }
   Result result = BatchStatistics(input, weight, bias, eps);
   UpdateRunningStats(input, std::get<1>(result), running_mean, running_var, momentum);

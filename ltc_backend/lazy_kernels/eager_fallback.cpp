@@ -38,12 +38,14 @@ void CountFallback(const c10::OperatorHandle& op) {
   counter->AddValue(1);
 }
 
+constexpr const char* kViewOperatorNoKernel = " is a view operator with no kernel for ";
+
 // A view's result must share storage with its input; a CPU copy cannot.
 void RejectViewOp(const c10::OperatorHandle& op, const c10::optional<c10::Device>& device) {
   for (const c10::Argument& ret : op.schema().returns()) {
     const c10::AliasInfo* alias = ret.alias_info();
     TORCH_CHECK(alias == nullptr || alias->isWrite(), "The operator ", OperatorFullName(op),
-                " is a view operator with no kernel for ",
+                kViewOperatorNoKernel,
                 device ? c10::str(*device) : std::string("the lazy device"),
                 ": a view cannot run on the CPU fallback, because its result must share "
                 "storage with its input. Call .cpu() first, or use a non-view variant.");
@@ -99,6 +101,15 @@ void WriteBack(const at::Tensor& cpu, const at::Tensor& original) {
   if (original.defined() && !original.is_same(cpu)) at::_copy_from_and_resize(cpu, original);
 }
 
+// Arguments torch 1.13's schemas do not mark as written although the kernel
+// writes them: rrelu_with_noise fills `noise` (in training), which its
+// backward reads; without the write-back the backward read F.rrelu's
+// uninitialised empty_like.
+bool WritesUnannotated(const c10::OperatorHandle& op, size_t i) {
+  const c10::OperatorName& name = op.operator_name();
+  return i == 1 && name.name == "aten::rrelu_with_noise" && name.overload_name.empty();
+}
+
 void RunOnCpu(const c10::OperatorHandle& op, const c10::optional<c10::Device>& device,
               torch::jit::Stack* stack) {
   const auto& args = op.schema().arguments();
@@ -109,7 +120,7 @@ void RunOnCpu(const c10::OperatorHandle& op, const c10::optional<c10::Device>& d
 
   // Mutated arguments: the CPU copies hold the new values.
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!Writes(args[i])) continue;
+    if (!Writes(args[i]) && !WritesUnannotated(op, i)) continue;
     if (originals[i].isTensor()) {
       WriteBack(cpu_args[i].toTensor(), originals[i].toTensor());
     } else if (originals[i].isTensorList()) {
@@ -153,6 +164,14 @@ void LazyEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
 }
 
 }  // namespace
+
+void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  LazyEagerFallback(op, stack);
+}
+
+bool IsViewFallbackError(const c10::Error& e) {
+  return e.msg().find(kViewOperatorNoKernel) != std::string::npos;
+}
 
 void RegisterLazyEagerFallback() {
   static torch::Library* lib =

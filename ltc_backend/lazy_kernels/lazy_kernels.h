@@ -3,6 +3,9 @@
 // (backend_impl.cpp) calls these in this order.
 #pragma once
 
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/util/Exception.h>
+
 #include <cstddef>
 
 namespace ltc_mlir {
@@ -29,9 +32,30 @@ void RegisterPromotingKernels();
 // ZeroTensor of the eager fallback broke sgn/sign/round backward.
 void RegisterZeroTensorKernel();
 
+// index_select of a 0-dim self (zero_dim_kernels.cpp): LTC's shape
+// inference raised "Empty output_sizes is not supported.".
+void RegisterZeroDimKernels();
+
+// resize_ within the storage of a lazy tensor takes its first elements
+// (resize_kernel.cpp, a Functionalize-key kernel): torch 1.13's strides were
+// reversed (wrong values, or "setStorage: ... out of bounds").
+void RegisterResizeKernel();
+
 // one_hot with an explicit num_classes as one lazy node (one_hot_kernel.cpp):
 // the decomposition synced the graph twice (.item()) and scattered eagerly.
 void RegisterOneHotKernel();
+
+// Functional ops whose Lazy kernel is their CompositeExplicitAutograd one
+// run it under functionalization once it met a view (functionalized_composites.cpp):
+// the composite's views (diag_embed's diagonal, addr's view) reached the eager
+// fallback. Returns how many ops it covers.
+size_t RegisterFunctionalizedComposites();
+
+// The eager fallback for one call (what an op without a Lazy kernel gets).
+void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// Whether `e` is the eager fallback's refusal of a view op (eager_fallback.cpp).
+bool IsViewFallbackError(const c10::Error& e);
 
 // set_(source) raises (storage_ops.cpp): a lazy tensor has no storage to share.
 void RegisterStorageOps();

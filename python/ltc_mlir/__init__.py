@@ -19,7 +19,8 @@ from . import _module_fixes
 from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
-           "set_reproducer_dir", "get_reproducer_dir"]
+           "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
+           "set_cache_dir", "get_cache_dir", "set_cache_max_bytes"]
 
 _directories_checked = False
 
@@ -78,7 +79,7 @@ def _raise_graph_errors_at_mark_step():
     @_functools.wraps(original)
     def mark_step(device: str = "", wait=False):
         try:
-            original(device, wait=wait)
+            _C._call_with_python_warnings(lambda: original(device, wait=wait))
         finally:
             _C._raise_pending_error()
 
@@ -107,6 +108,14 @@ def metrics():
     compile_time_ms, execute_time_ms, fallback_graph_count,
     fallback_execute_count, fallback_ops (op name -> ops run outside native
     code, from graph fallback and from the eager per-op fallback),
+    native_ops (op name -> ops run inside native graphs, e.g. "aten::mm"),
+    disk_cache_hits / disk_cache_misses (graphs loaded from / not found in
+    the persistent compile cache; compile_count counts real compiles only),
+    code_reuse_hits (graphs new to LTC whose module text equals a live
+    compiled graph's, e.g. a step whose inputs came in another order: they
+    share its code without compiling),
+    compile_stage_ms (stage -> ms: emit, parse, torch_to_linalg,
+    linalg_to_llvm, llvm_codegen, object_load),
     fallback_reasons (one line per fallback graph), compiled_graphs (names
     of the dumped modules).
     """
@@ -162,3 +171,41 @@ def set_reproducer_dir(path):
 def get_reproducer_dir():
     """The current reproducer directory, or None."""
     return _C._get_reproducer_dir() or None
+
+
+def set_disabled_ops(ops):
+    """Treat `ops` (e.g. ["aten::mm", "relu"]; a bare name means aten::)
+    as unsupported in graphs compiled from now on: they and their graph run
+    through the fallback. For bisecting a suspected miscompile, or testing
+    fallback paths. Graphs already compiled keep their code. Same as the
+    comma-separated LTC_MLIR_DISABLE_OPS; None or [] enables every op."""
+    if isinstance(ops, str):
+        raise TypeError("set_disabled_ops takes a list of op names, e.g. ['aten::mm']")
+    _C._set_disabled_ops(list(ops or []))
+
+
+def get_disabled_ops():
+    """The ops set_disabled_ops() / LTC_MLIR_DISABLE_OPS disabled, qualified."""
+    return _C._get_disabled_ops()
+
+
+def set_cache_dir(path):
+    """Keep compiled graphs in `path` (created when first written) and reuse
+    them in later processes: a graph compiled once is loaded, not compiled.
+    Default: LTC_MLIR_CACHE_DIR, else ~/.cache/ltc_mlir. None disables the
+    persistent cache. Entries are keyed by SHA-256 of the graph's module, the
+    compiler build, the target CPU and its features."""
+    _C._set_cache_dir("" if path is None else _os.path.abspath(_os.fspath(path)))
+
+
+def get_cache_dir():
+    """The persistent compile cache directory, or None when disabled."""
+    return _C._get_cache_dir() or None
+
+
+def set_cache_max_bytes(limit):
+    """Size limit of the persistent cache (default LTC_MLIR_CACHE_MAX_MB,
+    else 2 GiB); beyond it the least recently used graphs are removed."""
+    if int(limit) <= 0:
+        raise ValueError(f"set_cache_max_bytes: the limit must be positive, got {limit}")
+    _C._set_cache_max_bytes(int(limit))

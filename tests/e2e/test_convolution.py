@@ -78,6 +78,12 @@ REGULAR = [
     (3, 2, 2, 4, 5, 3, 1, 1, 1, 1, True, 0),
     (3, 1, 4, 4, (4, 6, 5), (2, 3, 1), (2, 1, 1), (0, 1, 0), (1, 2, 1), 2, False, 0),
     (3, 2, 3, 3, 5, 3, 2, 1, 1, 3, True, 0),     # depthwise
+    # More than 9 taps: im2col is one copy of the padded input.
+    (2, 2, 6, 6, 9, 7, 2, 3, 1, 6, True, 0),     # 7x7 depthwise, stride 2 (ConvNeXt-like)
+    (2, 2, 3, 4, 11, 5, 1, 4, 2, 1, True, 0),    # 5x5, dilation 2
+    (1, 2, 3, 2, 16, 11, 3, 5, 1, 1, False, 0),  # kernel 11, stride 3
+    (2, 1, 2, 2, 6, 5, 1, 6, 1, 1, True, 0),     # padding > kernel span (grad: per tap)
+    (2, 2, 3, 5, 8, (1, 7), 1, (0, 3), 1, 1, True, 0),  # 1x7 (Inception-style)
 ]
 
 TRANSPOSED = [
@@ -92,6 +98,7 @@ TRANSPOSED = [
     (2, 2, 6, 6, 5, 3, 3, 0, 2, 3, True, 2),     # output_padding < dilation
     (3, 2, 2, 3, 3, 3, 2, 1, 1, 1, True, 1),
     (3, 1, 4, 2, (2, 3, 3), (1, 2, 3), (2, 1, 2), (0, 0, 1), 1, 2, False, (1, 0, 1)),
+    (2, 2, 3, 2, 5, 5, 1, 1, 1, 1, True, 0),     # 5x5, stride 1: one-copy im2col
 ]
 
 

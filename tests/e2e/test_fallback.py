@@ -1,8 +1,8 @@
 """Both kinds of fallback keep results correct and are reported.
 
-1. Eager per-op fallback: ops with no lazy kernel in torch 1.13 (huber_loss,
-   linalg_det; mse_loss now has ours) run on CPU through the boxed fallback
-   for the Lazy key.
+1. Eager per-op fallback: ops with no lazy kernel in torch 1.13
+   (multi_margin_loss, linalg_det; mse_loss and huber_loss now have ours)
+   run on CPU through the boxed fallback for the Lazy key.
 2. Graph fallback: a graph holding an op our lowering does not support runs
    whole through the TorchScript executor, and the op is named.
 """
@@ -16,12 +16,12 @@ import ltc_mlir
 from lazy_testing import assert_close, run_both
 
 
-def test_eager_op_fallback_huber_loss():
-    a, b = torch.randn(4, 5), torch.randn(4, 5)
-    eager, lazy = run_both(lambda x, y: F.huber_loss(x * 2.0, y), a, b)
+def test_eager_op_fallback_multi_margin_loss():
+    a, b = torch.randn(4, 5), torch.tensor([0, 3, 4, 1])
+    eager, lazy = run_both(lambda x, y: F.multi_margin_loss(x * 2.0, y), a, b)
     assert_close(eager, lazy)
     m = ltc_mlir.metrics()
-    assert m["fallback_ops"].get("aten::huber_loss", 0) >= 1, m["fallback_ops"]
+    assert m["fallback_ops"].get("aten::multi_margin_loss", 0) >= 1, m["fallback_ops"]
     # The surrounding lazy graph (x * 2.0) still compiled natively.
     assert m["native_execute_count"] >= 1
 
@@ -35,11 +35,14 @@ def test_eager_op_fallback_linalg_det():
     assert ops.get("aten::_linalg_det", 0) + ops.get("aten::linalg_det", 0) >= 1, ops
 
 
-def test_graph_fallback_unsupported_op_is_named_and_correct():
+def test_graph_fallback_unsupported_op_is_named_and_correct(disabled_ops):
+    disabled_ops("aten::frac", "trace")
+    assert ltc_mlir.get_disabled_ops() == ["aten::frac", "aten::trace"]
     a = torch.randn(5, 6)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
-        # frac and trace have lazy kernels in torch 1.13 but no lowering.
+        # frac and trace have lazy kernels in torch 1.13, so they are in the
+        # graph; disabled, they run in ATen and the rest natively.
         eager, lazy = run_both(lambda x: torch.frac(x * 3.0).trace() + x, a)
     assert_close(eager, lazy)
     m = ltc_mlir.metrics()
@@ -49,10 +52,14 @@ def test_graph_fallback_unsupported_op_is_named_and_correct():
     assert m["native_execute_count"] == 0
     reason = " ".join(m["fallback_reasons"])
     assert "aten::frac" in reason and "aten::trace" in reason, reason
+    assert "disabled by LTC_MLIR_DISABLE_OPS" in reason, reason
+    assert "partially native: 2 of 4 ops" in reason, reason
+    assert m["native_ops"] == {"aten::mul": 1, "aten::add": 1}, m["native_ops"]
 
 
-def test_graph_fallback_is_cached_and_counted_per_execution():
-    a = torch.randn(5, 6)
+def test_graph_fallback_is_cached_and_counted_per_execution(disabled_ops):
+    disabled_ops("frac")
+    a = torch.randn(5, 7)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         for _ in range(3):
@@ -69,18 +76,56 @@ def test_training_step_with_eager_fallback_loss():
     lazy = torch.nn.Linear(6, 3)
     lazy.load_state_dict(eager.state_dict())
     lazy = lazy.to("lazy")
-    x, y = torch.randn(8, 6), torch.randn(8, 3)
+    x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
     for model, dev in ((eager, "cpu"), (lazy, "lazy")):
         opt = torch.optim.SGD(model.parameters(), lr=0.05)
         for _ in range(3):
             opt.zero_grad()
-            F.huber_loss(model(x.to(dev)), y.to(dev)).backward()
+            F.multi_margin_loss(model(x.to(dev)), y.to(dev)).backward()
             opt.step()
             if dev == "lazy":
                 torch._lazy.mark_step()
     for p, q in zip(lazy.parameters(), eager.parameters()):
         torch.testing.assert_close(p.cpu(), q.detach(), rtol=1e-5, atol=1e-6)
     m = ltc_mlir.metrics()
-    assert m["fallback_ops"].get("aten::huber_loss", 0) >= 3
-    assert m["fallback_ops"].get("aten::huber_loss_backward", 0) >= 3 or \
-        "aten::huber_loss_backward" not in m["fallback_ops"]
+    assert m["fallback_ops"].get("aten::multi_margin_loss", 0) >= 3
+    assert m["fallback_ops"].get("aten::multi_margin_loss_backward", 0) >= 3
+
+
+def test_native_ops_counts_each_op_per_native_execution(disabled_ops):
+    ltc_mlir.reset_metrics()
+    x = torch.randn(4, 4).to("lazy")
+    for _ in range(2):
+        y = (x @ x).relu() + (x @ x)
+        torch._lazy.mark_step()
+        y.cpu()
+    m = ltc_mlir.metrics()
+    assert m["native_execute_count"] == 2, m
+    assert m["native_ops"]["aten::mm"] == 4 and m["native_ops"]["aten::relu"] == 2, m["native_ops"]
+    # An op of a fallback graph is counted as fallen back, never as native.
+    ltc_mlir.reset_metrics()
+    disabled_ops("aten::trace")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.trace(x * 3.0).cpu()
+    m = ltc_mlir.metrics()
+    assert m["fallback_graph_count"] == 1 and m["fallback_ops"] == {"aten::trace": 1}, m
+    # The graph runs partly natively: mul compiled, trace in ATen.
+    assert "aten::trace" not in m["native_ops"] and m["native_ops"]["aten::mul"] == 1, m
+
+
+def test_disable_ops_environment_variable():
+    from isolated import run_isolated
+    result = run_isolated('''
+        import warnings
+        warnings.simplefilter("ignore")
+        x = torch.randn(3, 3)
+        y = (x.to("lazy") @ x.to("lazy")).relu()
+        torch._lazy.mark_step()
+        m = ltc_mlir.metrics()
+        emit({"ops": ltc_mlir.get_disabled_ops(), "close": torch.allclose(y.cpu(), (x @ x).relu()),
+              "fallback": m["fallback_graph_count"], "reasons": m["fallback_reasons"]})
+    ''', env={"LTC_MLIR_DISABLE_OPS": "mm, aten::sum"})
+    assert result["ops"] == ["aten::mm", "aten::sum"]
+    assert result["close"] and result["fallback"] == 1, result
+    assert "unsupported aten::mm" in result["reasons"][0], result

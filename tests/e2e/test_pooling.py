@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 import ltc_mlir
-from lazy_testing import assert_all_native, assert_close, run_both
+from lazy_testing import assert_all_native, assert_close, assert_ops_native, run_both
 
 gen = torch.Generator().manual_seed(2024)
 
@@ -332,15 +332,42 @@ NO_LAZY_KERNEL = {
     "max_pool3d": (lambda a: F.max_pool3d(a, 2, return_indices=True), (2, 3, 4, 6, 6)),
     "avg_pool3d": (lambda a: F.avg_pool3d(a, 3, 2, 1), (2, 3, 5, 6, 6)),
     "adaptive_avg_pool3d": (lambda a: F.adaptive_avg_pool3d(a, (2, 3, 4)), (2, 3, 5, 6, 7)),
-    "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, (3, 4), return_indices=True),
-                            (2, 3, 10, 9)),
-    "upsample_nearest1d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), (2, 3, 7)),
-    "upsample_linear1d": (lambda a: F.interpolate(a, scale_factor=2, mode="linear"), (2, 3, 7)),
     "upsample_nearest3d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"),
                            (1, 2, 3, 4, 5)),
-    "upsample_trilinear3d": (lambda a: F.interpolate(a, scale_factor=2, mode="trilinear"),
-                             (1, 2, 3, 4, 5)),
 }
+
+
+# Ops without an LTC kernel that ltc_mlir registers (AtenOpNode, InitBackend):
+# (fn, shape, compiled ops). 1-d upsampling with scales None (size=...) is
+# still a fallback: see the note in backend_impl.cpp.
+REGISTERED = {
+    "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, (3, 4), return_indices=True),
+                            (2, 3, 10, 9), ("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
+    "upsample_nearest1d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), (2, 3, 7),
+                           ("upsample_nearest1d", "upsample_nearest1d_backward")),
+    "upsample_nearest1d_3": (lambda a: F.interpolate(a, scale_factor=3, mode="nearest"),
+                             (2, 3, 5), ("upsample_nearest1d", "upsample_nearest1d_backward")),
+    "upsample_linear1d": (lambda a: F.interpolate(a, scale_factor=2, mode="linear"), (2, 3, 7),
+                          ("upsample_linear1d", "upsample_linear1d_backward")),
+    "upsample_linear1d_ac": (lambda a: F.interpolate(a, scale_factor=1.5, mode="linear",
+                                                     align_corners=True), (2, 3, 6),
+                             ("upsample_linear1d", "upsample_linear1d_backward")),
+    "upsample_trilinear3d": (lambda a: F.interpolate(a, scale_factor=2, mode="trilinear"),
+                             (1, 2, 3, 4, 5),
+                             ("upsample_trilinear3d", "upsample_trilinear3d_backward")),
+    "upsample_trilinear3d_size": (lambda a: F.interpolate(a, size=(4, 6, 3), mode="trilinear",
+                                                          align_corners=True), (1, 2, 3, 4, 5),
+                                  ("upsample_trilinear3d", "upsample_trilinear3d_backward")),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REGISTERED))
+def test_registered_pooling_upsampling(dump_dir, name):
+    fn, shape, ops = REGISTERED[name]
+    eager, lazy = run_both(fn, rnd(*shape), grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-5, atol=1e-6)
+    assert_compiled_ops(dump_dir, *ops)
+    assert_ops_native(*["aten::" + op for op in ops])
 
 
 @pytest.mark.xfail(strict=True, reason="torch 1.13 has no Lazy kernel: the op runs "

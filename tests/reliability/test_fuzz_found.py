@@ -78,3 +78,4 @@ def test_backward_through_zero_size_tensors():
     assert r["shapes"] == r["eager_shapes"], r
     assert r["max_diff"] <= 1e-6, r
     assert not any("crashed" in reason for reason in r["reasons"]), r
+

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Compiler/Compiler.h"
+#include "JitSupport.h"
 
 #include <cstdlib>
 
@@ -25,6 +26,7 @@
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
 #include "llvm/IR/Function.h"
@@ -59,9 +61,7 @@ std::atomic<unsigned> reproducerCounter{0};
 void initializeOnce() {
   static std::once_flag flag;
   std::call_once(flag, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
+    detail::initializeNativeTargetOnce();
     registerAllPasses();
   });
 }
@@ -73,18 +73,7 @@ std::string printToString(Operation *op) {
   return s;
 }
 
-// MLIR's generic allocation functions, used by the generated code for its
-// temporaries, map to the C library when the caller's resolver (normally
-// the runtime's caching allocator) does not provide them.
-void *defaultSymbol(StringRef name) {
-  if (name == "_mlir_memref_to_llvm_alloc")
-    return reinterpret_cast<void *>(&std::malloc);
-  if (name == "_mlir_memref_to_llvm_aligned_alloc")
-    return reinterpret_cast<void *>(&std::aligned_alloc);
-  if (name == "_mlir_memref_to_llvm_free")
-    return reinterpret_cast<void *>(&std::free);
-  return nullptr;
-}
+using detail::defaultSymbol;
 
 /// Writes `contents` to `dir`/`name` (creating `dir`); on failure returns
 /// false and says why in `error`.
@@ -239,6 +228,15 @@ private:
   bool runPipeline(StringRef name,
                    llvm::function_ref<LogicalResult(OpPassManager &)> build);
   bool jit(CompiledFunction &function);
+  void keepObject(ExecutionEngine &engine);
+  // Adds the time since the last mark to stage `name` of the result.
+  void markStage(const char *name) {
+    auto now = std::chrono::steady_clock::now();
+    result.stageMs.push_back(
+        {name, std::chrono::duration<double, std::milli>(now - lastMark).count()});
+    lastMark = now;
+  }
+  std::chrono::steady_clock::time_point lastMark = std::chrono::steady_clock::now();
   void dump(StringRef stage, StringRef contents);
   void writeReproducer(StringRef error);
 
@@ -392,19 +390,7 @@ bool Compilation::jit(CompiledFunction &function) {
           if (void *address = options.symbolResolver(name))
             externals[name] = address;
   };
-  // Every function gets the host's feature string spelled out, then
-  // -avx512bf16 (and its newer siblings), then the extra ones. Without the
-  // BF16 instructions: bf16 is computed in f32 and converted with integer
-  // ops (the pipeline), so they are never needed, and with them LLVM 22's
-  // x86 backend aborts the process ("Do not know how to soft promote this
-  // operator's operand") on an insertelement into a vector of bf16, which a
-  // strided bf16 copy produces.
-  std::string features;
-  for (const auto &feature : llvm::sys::getHostCPUFeatures())
-    features += (feature.getValue() ? "+" : "-") + feature.getKey().str() + ",";
-  features += "-avx512bf16,-amx-bf16,-avxneconvert";
-  if (!options.targetFeatures.empty())
-    features += "," + options.targetFeatures;
+  std::string features = detail::jitTargetFeatures(options.targetFeatures);
   std::function<llvm::Error(llvm::Module *)> transformer =
       [&](llvm::Module *llvmModule) {
         for (llvm::Function &f : *llvmModule) {
@@ -428,6 +414,7 @@ bool Compilation::jit(CompiledFunction &function) {
   engineOptions.jitCodeGenOptLevel =
       static_cast<llvm::CodeGenOptLevel>(optLevel);
   engineOptions.enablePerfNotificationListener = false;
+  engineOptions.enableObjectDump = options.keepObject;
 
   auto engineOrError = ExecutionEngine::create(*module, engineOptions);
   if (!engineOrError)
@@ -458,7 +445,27 @@ bool Compilation::jit(CompiledFunction &function) {
                 llvm::toString(entry.takeError()));
   function.entry = *entry;
   function.owner = std::static_pointer_cast<void>(engine);
+  if (options.keepObject)
+    keepObject(*engine);
   return true;
+}
+
+void Compilation::keepObject(ExecutionEngine &engine) {
+  // The engine's object cache only writes to a file: go through one.
+  SmallString<128> path;
+  int fd = -1;
+  if (llvm::sys::fs::createTemporaryFile("ltc_mlir_object", "o", fd, path)) {
+    result.objectError = "no temporary file for the object";
+    return;
+  }
+  ::close(fd);
+  engine.dumpToObjectFile(path);
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (buffer && (*buffer)->getBufferSize() > 0)
+    result.object = (*buffer)->getBuffer().str();
+  else
+    result.objectError = "the JIT kept no object code";
+  llvm::sys::fs::remove(path);
 }
 
 bool Compilation::run() {
@@ -468,6 +475,7 @@ bool Compilation::run() {
   auto function = std::make_shared<CompiledFunction>();
   if (!extractSignature(*function))
     return false;
+  markStage("parse");
 
   if (!runPipeline("ltc-torch-to-linalg", [](OpPassManager &pm) {
         return buildTorchToLinalgPipeline(pm);
@@ -475,6 +483,7 @@ bool Compilation::run() {
     return false;
   if (!options.dumpDir.empty())
     dump("linalg", printToString(*module));
+  markStage("torch_to_linalg");
 
   if (!runPipeline("ltc-linalg-to-llvm", [](OpPassManager &pm) {
         return buildLinalgToLLVMPipeline(pm);
@@ -482,6 +491,7 @@ bool Compilation::run() {
     return false;
   if (!options.dumpDir.empty())
     dump("llvm", printToString(*module));
+  markStage("linalg_to_llvm");
 
   // The messages of the runtime checks (their index is the argument of
   // ltc_mlir_rt_check_failed). Read after the pipelines, which may fold
@@ -500,6 +510,7 @@ bool Compilation::run() {
 
   if (!jit(*function))
     return false;
+  markStage("llvm_codegen");
   result.function = std::move(function);
   return true;
 }
@@ -535,6 +546,43 @@ std::string describeCrash(int retCode) {
 
 } // namespace
 
+// Crash recovery installs process-wide signal handlers: one user at a time.
+static std::mutex &crashRecoveryMutex() {
+  static std::mutex mutex;
+  return mutex;
+}
+
+std::string canonicalTorchModule(const std::string &torchDialectText) {
+  std::string canonical;
+  std::lock_guard<std::mutex> lock(crashRecoveryMutex());
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  MLIRContext *context = nullptr;
+  bool completed = recovery.RunSafely([&] {
+    DialectRegistry registry;
+    registerAllDialects(registry);
+    context = new MLIRContext(registry, MLIRContext::Threading::DISABLED);
+    context->allowUnregisteredDialects(true);
+    context->getDiagEngine().registerHandler([](Diagnostic &) { return success(); });
+    ParserConfig config(context, /*verifyAfterParse=*/false);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(torchDialectText, config, "torch_module");
+    if (!module)
+      return;
+    PassManager pm(context);
+    pm.addPass(createCSEPass());
+    if (failed(pm.run(*module)))
+      return;
+    llvm::raw_string_ostream os(canonical);
+    module->print(os, OpPrintingFlags().printGenericOpForm());
+  });
+  llvm::CrashRecoveryContext::Disable();
+  if (!completed)
+    return "";  // leaked, as after a compiler crash; the compile reports it
+  delete context;
+  return canonical;
+}
+
 CompileResult compileTorchModule(const std::string &torchDialectText,
                                  const CompileOptions &options) {
   auto start = std::chrono::steady_clock::now();
@@ -546,8 +594,7 @@ CompileResult compileTorchModule(const std::string &torchDialectText,
   // context may be half-updated) is then leaked, not destroyed. Crash
   // recovery installs process-wide signal handlers, so it is enabled only
   // around compilations, one at a time.
-  static std::mutex crashRecoveryMutex;
-  std::lock_guard<std::mutex> lock(crashRecoveryMutex);
+  std::lock_guard<std::mutex> lock(crashRecoveryMutex());
   llvm::CrashRecoveryContext::Enable();
   llvm::CrashRecoveryContext recovery;
   Compilation *compilation = nullptr;

@@ -632,6 +632,7 @@ void TileAndVectorizePass::runOnOperation() {
   RewritePatternSet patterns(ctx);
   vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
   vector::populateVectorReductionToContractPatterns(patterns);
+  ltc_mlir::populateDropOneSidedUnitReductionPatterns(patterns);
   vector::populateSinkVectorOpsPatterns(patterns);
   tensor::populateFoldTensorSubsetIntoVectorTransferPatterns(patterns);
   vector::TransferReadOp::getCanonicalizationPatterns(patterns, ctx);

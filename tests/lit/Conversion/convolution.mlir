@@ -183,3 +183,29 @@ func.func @constant_pad_nd_crop(%x: !torch.vtensor<[3,4,5],f32>, %v: !torch.int)
   %0 = torch.aten.constant_pad_nd %x, %pad, %v : (!torch.vtensor<[3,4,5],f32>, !torch.list<int>, !torch.int) -> !torch.vtensor<[3,2,6],f32>
   return %0 : !torch.vtensor<[3,2,6],f32>
 }
+
+// -----
+
+// conv2d 5x5 (25 taps, above the per-tap limit), stride 2, padding 2: the
+// input is padded once (6 -> 9: low 2, high 1 so that the last window fits)
+// and one generic reads it at o * 2 + k into [G, Cg, 5, 5, N, 3, 3].
+// CHECK-DAG: #[[READ:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d0, d1, d5 * 2 + d2, d6 * 2 + d3)>
+// CHECK-LABEL: func.func @conv2d_5x5_one_copy(
+// CHECK: %[[PADDED:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 0, 2, 2] [1, 1, 2, 6, 6] [1, 1, 1, 1, 1] : tensor<1x1x2x6x6xf32> into tensor<1x1x2x9x9xf32>
+// CHECK: %[[COL:.*]] = linalg.generic {indexing_maps = [#[[READ]], {{.*}}]{{.*}} ins(%[[PADDED]] : tensor<1x1x2x9x9xf32>) outs(%{{.*}} : tensor<1x2x5x5x1x3x3xf32>)
+// CHECK-NOT: tensor.insert_slice
+// CHECK: tensor.collapse_shape %[[COL]] {{\[\[}}0], [1, 2, 3], [4, 5, 6]] : tensor<1x2x5x5x1x3x3xf32> into tensor<1x50x9xf32>
+// CHECK: linalg.batch_matmul
+func.func @conv2d_5x5_one_copy(%x: !torch.vtensor<[1,2,6,6],f32>, %w: !torch.vtensor<[3,2,5,5],f32>) -> !torch.vtensor<[1,3,3,3],f32> {
+  %none = torch.constant.none
+  %false = torch.constant.bool false
+  %int0 = torch.constant.int 0
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %stride = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
+  %pad = torch.prim.ListConstruct %int2, %int2 : (!torch.int, !torch.int) -> !torch.list<int>
+  %dil = torch.prim.ListConstruct %int1, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %opad = torch.prim.ListConstruct %int0, %int0 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.convolution %x, %w, %none, %stride, %pad, %dil, %false, %opad, %int1 : (!torch.vtensor<[1,2,6,6],f32>, !torch.vtensor<[3,2,5,5],f32>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[1,3,3,3],f32>
+  return %0 : !torch.vtensor<[1,3,3,3],f32>
+}

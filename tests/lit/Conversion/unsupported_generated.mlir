@@ -7,8 +7,8 @@ func.func @no_pattern(%x: !torch.vtensor<[4,5],f32>) -> (!torch.vtensor<[4,5],f3
   %int1 = torch.constant.int 1
   // expected-error @+1 {{unsupported op 'torch.aten.logcumsumexp': no lowering to linalg}}
   %0 = torch.aten.logcumsumexp %x, %int1 : (!torch.vtensor<[4,5],f32>, !torch.int) -> !torch.vtensor<[4,5],f32>
-  // expected-error @+1 {{unsupported op 'torch.aten.i0': no lowering to linalg}}
-  %1 = torch.aten.i0 %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
+  // expected-error @+1 {{unsupported op 'torch.aten.special_bessel_j0': no lowering to linalg}}
+  %1 = torch.aten.special_bessel_j0 %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
   %2 = torch.aten.exp %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
   %3 = torch.aten.add.Tensor %1, %2, %int1 : (!torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.int) -> !torch.vtensor<[4,5],f32>
   return %0, %3 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>

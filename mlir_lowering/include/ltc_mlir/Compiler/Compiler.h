@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ltc_mlir {
@@ -56,6 +57,9 @@ struct CompileOptions {
   /// "-f16c,-avx512bf16" to produce (and test) the code a CPU without F16C
   /// and AVX512-BF16 gets. Empty: the host CPU's features only.
   std::string targetFeatures;
+  /// Keep the relocatable object code of the compiled module in
+  /// CompileResult::object, for loadCompiledObject() in a later process.
+  bool keepObject = false;
 };
 
 /// A compiled graph. `entry` follows MLIR's packed C-interface convention:
@@ -100,6 +104,13 @@ struct CompileResult {
   /// Set when a dump or a reproducer could not be written: which path, why.
   std::string writeError;
   double compileTimeMs = 0.0;
+  /// Where the time went: ("parse" | "torch_to_linalg" | "linalg_to_llvm" |
+  /// "llvm_codegen" | "object_load", ms), in order.
+  std::vector<std::pair<std::string, double>> stageMs;
+  /// With CompileOptions::keepObject: the ELF relocatable object holding
+  /// the packed entry point `_mlir__mlir_ciface_forward`, or why not.
+  std::string object;
+  std::string objectError;
 };
 
 /// Parses a torch-dialect module whose single function is `@forward`, lowers
@@ -107,6 +118,34 @@ struct CompileResult {
 /// never aborts on bad input: problems are reported in the result.
 CompileResult compileTorchModule(const std::string &torchDialectText,
                                  const CompileOptions &options);
+
+/// Links an object kept by compileTorchModule (CompileResult::object) into
+/// this process with LLVM's JIT linker alone (no MLIR, no code generation)
+/// and returns its entry point with the given signature. External symbols
+/// resolve as in compileTorchModule (options.symbolResolver first). Never
+/// throws: an unusable object is an error in the result.
+CompileResult loadCompiledObject(const std::string &object,
+                                 const std::vector<ValueDesc> &inputs,
+                                 const std::vector<ValueDesc> &outputs,
+                                 const std::vector<std::string> &checkMessages,
+                                 const CompileOptions &options);
+
+/// Identifies the code compileTorchModule would produce for `options` on
+/// this machine, for cache keys: LLVM version, the target CPU and its
+/// feature string, the optimization level, and the lowering library itself
+/// (a hash of its file, computed once).
+std::string compilerFingerprint(const CompileOptions &options);
+
+/// `torchDialectText` with common subexpressions merged, printed in generic
+/// form: graphs that differ only in SSA numbering, in the order of
+/// independent ops or in duplicated pure ops become the same text (the
+/// compile pipeline merges those anyway), so that the text can key caches
+/// of compiled code. Random ops carry distinct `ltc.rng_stream` attributes
+/// and are never merged. Empty if the text does not parse.
+std::string canonicalTorchModule(const std::string &torchDialectText);
+
+/// SHA-256 of `data`, as 64 lowercase hex digits.
+std::string sha256Hex(const std::string &data);
 
 
 } // namespace ltc_mlir

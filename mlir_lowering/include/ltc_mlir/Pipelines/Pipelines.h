@@ -36,6 +36,7 @@
 namespace mlir {
 class OpPassManager;
 class Pass;
+class RewritePatternSet;
 } // namespace mlir
 
 namespace ltc_mlir {
@@ -109,6 +110,11 @@ std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
 /// static size-0 loop are its init operands (no iteration runs); tiling
 /// such ops makes slices MLIR 22 rejects.
 std::unique_ptr<mlir::Pass> createFoldZeroTripLoopsPass();
+
+/// vector.contract ops with a unit reduction dim indexed by only one operand
+/// (which MLIR 22's broadcast folding creates and the verifier rejects) lose
+/// that dim. Used with the reduction-to-contract patterns.
+void populateDropOneSidedUnitReductionPatterns(mlir::RewritePatternSet &patterns);
 
 /// SIMD width (bits) of the host CPU: 512 (AVX-512), 256 (AVX2), else 128.
 unsigned getHostVectorBits();

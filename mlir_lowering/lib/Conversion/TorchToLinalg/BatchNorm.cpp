@@ -1,8 +1,8 @@
 //===- BatchNorm.cpp - native_batch_norm and its backward -----------------===//
 //
 // The loop nest is the input itself, [N, C, *S] (rank >= 2): statistics and
-// weight/bias are per channel (dim 1), sums run over N and S (createSum,
-// f16/bf16 accumulate in f32). The formulas follow ATen's CPU kernels
+// weight/bias are per channel (dim 1), sums run over N and S (createSum; f32
+// accumulates in f64 as in ATen, f16/bf16 in f32). The formulas follow ATen's CPU kernels
 // (batch_norm_kernel.cpp, contiguous path):
 //   training: mean = sum(x) / n, var = sum((x - mean)^2) / n (biased, two
 //     passes), invstd = 1 / sqrt(var + eps) in f64;
@@ -37,6 +37,16 @@ FailureOr<RankedTensorType> getBatchNormInputType(Value converted,
   else
     return type;
   return failure();
+}
+
+/// The type of the statistics, sums and per-element math: ATen's CPU batch
+/// norm accumulates float in double (acc_type<float, /*is_cuda=*/false>),
+/// and a float mean of activations whose mean is far from 0 (after ReLU6)
+/// is off by more than their spread allows; f16/bf16 accumulate in f32.
+Type getBatchNormAccumulatorType(Type elemType) {
+  if (elemType.isF32())
+    return Float64Type::get(elemType.getContext());
+  return getSumAccumulatorType(elemType);
 }
 
 Value mulF(OpBuilder &b, Location loc, Value x, Value y) {
@@ -103,7 +113,9 @@ public:
 
     Location loc = op.getLoc();
     Type elemType = inputType->getElementType();
-    Type accType = getSumAccumulatorType(elemType);
+    // Eval sums nothing: the element type's usual compute type is enough.
+    Type accType = eval ? getSumAccumulatorType(elemType)
+                        : getBatchNormAccumulatorType(elemType);
     NormLoops loops(op.getContext(), inputType->getShape(), {1}, {1});
     RankedTensorType channelType = loops.paramType(accType);
     FailureOr<Value> weight =
@@ -227,7 +239,7 @@ public:
 
     Location loc = op.getLoc();
     Type elemType = inputType->getElementType();
-    Type accType = getSumAccumulatorType(elemType);
+    Type accType = getBatchNormAccumulatorType(elemType);
     NormLoops loops(op.getContext(), inputType->getShape(), {1}, {1});
     RankedTensorType channelType = loops.paramType(accType);
     FailureOr<Value> weight =

@@ -1,4 +1,4 @@
-//===- Padding.cpp - constant_pad_nd -> linalg.fill + copy into a slice ----===//
+//===- Padding.cpp - constant, reflection and replication padding ---------===//
 //
 // constant_pad_nd is what F.pad(mode="constant") and convolutions with
 // padding="same" and an even kernel record (the backward crops with
@@ -7,9 +7,23 @@
 // into tensor.extract_slice of the result, inserted back: bufferization
 // writes straight into the result's buffer).
 //
+// reflection_pad{1,2,3}d and replication_pad{1,2,3}d (F.pad modes "reflect"
+// and "replicate") pad the last 1-3 dims of a [C, ...] or [N, C, ...]
+// tensor; padding = [before_last, after_last, before_second_last, ...].
+// Every result position reads one source position per dim, known at compile
+// time: with j = o - before, reflection takes |j| mirrored at in - 1
+// (2 (in - 1) - j past the end; ATen requires pads < in), replication
+// clamp(j, 0, in - 1). The forward is a table gather (WindowGather.h); the
+// backward sums, for each input position, the grad_output elements of the
+// outputs that read it, in increasing output order per dim like ATen's
+// scatter-adding loops. Negative pads (ATen's crops) are not lowered.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+#include "WindowGather.h"
+
+#include <algorithm>
 
 using namespace mlir;
 
@@ -92,11 +106,182 @@ private:
   }
 };
 
+enum class EdgeMode { Reflect, Replicate };
+
+/// The source position read by output position `o` of a dim of `in`
+/// elements padded by `before` elements.
+int64_t edgeSource(EdgeMode mode, int64_t o, int64_t in, int64_t before) {
+  int64_t j = o - before;
+  if (mode == EdgeMode::Replicate)
+    return std::clamp<int64_t>(j, 0, in - 1);
+  if (j < 0)
+    j = -j;
+  if (j >= in)
+    j = 2 * (in - 1) - j;
+  return std::clamp<int64_t>(j, 0, in - 1);
+}
+
+/// The geometry of an N-d reflection/replication padding.
+struct EdgePadParams {
+  EdgeMode mode;
+  SmallVector<int64_t> batchShape, in, out, before;
+
+  SmallVector<WindowEntry> window(size_t d, int64_t o) const {
+    return {{edgeSource(mode, o, in[d], before[d])}};
+  }
+};
+
+/// Reads `padding` and the shapes (`inShape`: self, `outShape`: the padded
+/// result) of an N-d edge padding.
+LogicalResult getEdgePadParams(size_t n, EdgeMode mode,
+                               ArrayRef<int64_t> inShape,
+                               ArrayRef<int64_t> outShape, Value padding,
+                               EdgePadParams &p, std::string &why) {
+  size_t rank = inShape.size();
+  if (rank != outShape.size() || (rank != n + 1 && rank != n + 2) ||
+      inShape.take_front(rank - n) != outShape.take_front(rank - n)) {
+    why = "self must be [C] or [N, C] followed by " + std::to_string(n) +
+          " padded dims, with a result of the same rank";
+    return failure();
+  }
+  std::optional<SmallVector<int64_t>> pad = getConstantIntList(padding);
+  if (!pad || pad->size() != 2 * n) {
+    why = "padding must be a constant list of " + std::to_string(2 * n) +
+          " ints";
+    return failure();
+  }
+  p.mode = mode;
+  p.batchShape.assign(inShape.begin(), inShape.begin() + (rank - n));
+  for (size_t d = 0; d < n; ++d) {
+    int64_t before = (*pad)[2 * (n - 1 - d)];
+    int64_t after = (*pad)[2 * (n - 1 - d) + 1];
+    int64_t in = inShape[rank - n + d], out = outShape[rank - n + d];
+    if (before < 0 || after < 0) {
+      why = "negative padding is not supported";
+      return failure();
+    }
+    if (in <= 0 || out != in + before + after) {
+      why = "the result shape does not match the padding";
+      return failure();
+    }
+    if (mode == EdgeMode::Reflect && (before >= in || after >= in)) {
+      why = "reflection padding must be smaller than the padded dim";
+      return failure();
+    }
+    p.in.push_back(in);
+    p.out.push_back(out);
+    p.before.push_back(before);
+  }
+  return success();
+}
+
+/// reflection_pad{N}d / replication_pad{N}d: a table gather.
+template <typename OpTy, size_t N, EdgeMode Mode>
+class ConvertEdgePadOp : public TorchConversionPattern<OpTy> {
+public:
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value input = adaptor.getSelf();
+    auto inputType = dyn_cast<RankedTensorType>(input.getType());
+    RankedTensorType resultType = this->getTensorType(op.getResult().getType());
+    if (!inputType || !resultType ||
+        resultType.getElementType() != inputType.getElementType())
+      return this->fail(op, rewriter,
+                        "self and result must be tensors of one dtype");
+    EdgePadParams p;
+    std::string why;
+    if (failed(getEdgePadParams(N, Mode, inputType.getShape(),
+                                resultType.getShape(), op.getPadding(), p,
+                                why)))
+      return this->fail(op, rewriter, why);
+    SmallVector<GatherDim> dims;
+    for (size_t d = 0; d < N; ++d)
+      dims.push_back(getGatherTable(
+          p.out[d], [&](int64_t o) { return p.window(d, o); },
+          /*weighted=*/false));
+    Location loc = op.getLoc();
+    Value result = createTableGather(
+        rewriter, loc, p.batchShape, dims,
+        ValueRange{createEmptyTensor(rewriter, loc, resultType)},
+        resultType.getElementType(),
+        [&](OpBuilder &b, Location l, ValueRange batch, ValueRange positions,
+            Value, ValueRange, ValueRange) -> SmallVector<Value> {
+          SmallVector<Value> coords(batch);
+          coords.append(positions.begin(), positions.end());
+          return {tensor::ExtractOp::create(b, l, input, coords)};
+        })[0];
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// The backward ops: grad_input[i] = the sum of grad_output over the
+/// outputs reading i, accumulated in f32 for f16/bf16.
+template <typename OpTy, size_t N, EdgeMode Mode>
+class ConvertEdgePadBackwardOp : public TorchConversionPattern<OpTy> {
+public:
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value grad = adaptor.getGradOutput();
+    auto gradType = dyn_cast<RankedTensorType>(grad.getType());
+    auto selfType = dyn_cast<RankedTensorType>(adaptor.getSelf().getType());
+    RankedTensorType resultType = this->getTensorType(op.getResult().getType());
+    if (!gradType || !selfType || !resultType ||
+        !isa<FloatType>(gradType.getElementType()) ||
+        resultType.getElementType() != gradType.getElementType() ||
+        resultType.getShape() != selfType.getShape())
+      return this->fail(op, rewriter,
+                        "grad_output must be a float tensor, the result "
+                        "shaped like self with grad_output's dtype");
+    EdgePadParams p;
+    std::string why;
+    if (failed(getEdgePadParams(N, Mode, resultType.getShape(),
+                                gradType.getShape(), op.getPadding(), p, why)))
+      return this->fail(op, rewriter, why);
+    SmallVector<GatherDim> dims;
+    for (size_t d = 0; d < N; ++d)
+      dims.push_back(getScatterTable(
+          p.in[d], p.out[d], [&](int64_t o) { return p.window(d, o); },
+          /*weighted=*/false));
+    Location loc = op.getLoc();
+    Type elemType = gradType.getElementType();
+    Value gradIn = createGatheredSum(
+        rewriter, loc, grad, p.batchShape, dims,
+        RankedTensorType::get(resultType.getShape(),
+                              getAccumulatorType(elemType)));
+    rewriter.replaceOp(op, castTensor(rewriter, loc, gradIn, elemType));
+    return success();
+  }
+};
+
 } // namespace
 
 void populatePaddingPatterns(TorchTypeConverter &typeConverter,
                              RewritePatternSet &patterns) {
-  patterns.add<ConvertConstantPadNdOp>(typeConverter, patterns.getContext());
+  using namespace torch;
+  constexpr EdgeMode R = EdgeMode::Reflect, C = EdgeMode::Replicate;
+  patterns.add<
+      ConvertConstantPadNdOp, ConvertEdgePadOp<AtenReflectionPad1dOp, 1, R>,
+      ConvertEdgePadOp<AtenReflectionPad2dOp, 2, R>,
+      ConvertEdgePadOp<AtenReflectionPad3dOp, 3, R>,
+      ConvertEdgePadOp<AtenReplicationPad1dOp, 1, C>,
+      ConvertEdgePadOp<AtenReplicationPad2dOp, 2, C>,
+      ConvertEdgePadOp<AtenReplicationPad3dOp, 3, C>,
+      ConvertEdgePadBackwardOp<AtenReflectionPad1dBackwardOp, 1, R>,
+      ConvertEdgePadBackwardOp<AtenReflectionPad2dBackwardOp, 2, R>,
+      ConvertEdgePadBackwardOp<AtenReflectionPad3dBackwardOp, 3, R>,
+      ConvertEdgePadBackwardOp<AtenReplicationPad1dBackwardOp, 1, C>,
+      ConvertEdgePadBackwardOp<AtenReplicationPad2dBackwardOp, 2, C>,
+      ConvertEdgePadBackwardOp<AtenReplicationPad3dBackwardOp, 3, C>>(
+      typeConverter, patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

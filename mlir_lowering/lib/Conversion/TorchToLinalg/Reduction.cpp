@@ -1,4 +1,4 @@
-//===- Reduction.cpp - sum, mean (all dims or a dim list) -----------------===//
+//===- Reduction.cpp - sum, mean, nansum, prod, any, all, count_nonzero ---===//
 //
 // A reduction is linalg.generic ops with reduction iterators whose result
 // drops the reduced dims; keepdim re-inserts them with tensor.expand_shape
@@ -6,29 +6,31 @@
 // vectorization expect). Elements are cast to the result dtype and
 // accumulated in it (the `dtype` argument is reflected in the result type),
 // f16/bf16 in f32; float sums are blocked (see Summation.cpp). mean divides
-// the sum by the number of reduced elements, like ATen.
+// the sum by the number of reduced elements, like ATen. nansum skips NaNs;
+// count_nonzero sums (x != 0) in int64; prod multiplies in the result dtype
+// (half types in f32); any/all give 0/1 in a bool (or ui8, for ui8 input)
+// result. The shared dim/keepdim helpers (ReductionUtils.h) live here.
 //
 //===----------------------------------------------------------------------===//
 
-#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+#include "ReductionUtils.h"
 
 using namespace mlir;
 
 namespace ltc_mlir::torch_to_linalg {
-namespace {
 
-/// The sorted dims of a `dim` operand: None or [] means all dims; negative
-/// dims wrap; duplicates are an error (as in ATen).
 FailureOr<SmallVector<int64_t>> getReductionDims(Value dimOperand, int64_t rank,
                                                  std::string &why) {
   SmallVector<int64_t> dims;
   std::optional<SmallVector<int64_t>> list;
   if (!dimOperand || isNone(dimOperand)) {
     list.emplace();
+  } else if (std::optional<int64_t> single = getConstantInt(dimOperand)) {
+    list = SmallVector<int64_t>{*single};
   } else {
     list = getConstantIntList(dimOperand);
     if (!list) {
-      why = "dim must be None or a constant int list";
+      why = "dim must be None or a constant int (list)";
       return failure();
     }
   }
@@ -52,6 +54,59 @@ FailureOr<SmallVector<int64_t>> getReductionDims(Value dimOperand, int64_t rank,
   llvm::sort(dims);
   return dims;
 }
+
+SmallVector<int64_t> getReducedShape(ArrayRef<int64_t> shape,
+                                     ArrayRef<int64_t> dims, bool keepdim) {
+  SmallVector<int64_t> result;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (!llvm::is_contained(dims, int64_t(d)))
+      result.push_back(size);
+    else if (keepdim)
+      result.push_back(1);
+  }
+  return result;
+}
+
+bool reducesEmptyDim(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
+  return llvm::any_of(dims, [&](int64_t d) { return shape[d] == 0; });
+}
+
+SmallVector<Value> createMultiReduction(
+    OpBuilder &b, Location loc, ValueRange inputs, ArrayRef<int64_t> dims,
+    ValueRange inits,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange,
+                                    ValueRange)>
+        combine) {
+  MLIRContext *context = b.getContext();
+  auto inputType = cast<RankedTensorType>(inputs.front().getType());
+  int64_t rank = inputType.getRank();
+  SmallVector<int64_t> shape = getReducedShape(inputType.getShape(), dims,
+                                               /*keepdim=*/false);
+  SmallVector<Type> resultTypes;
+  SmallVector<Value> accs;
+  for (Value init : inits) {
+    auto type = RankedTensorType::get(shape, init.getType());
+    resultTypes.push_back(type);
+    accs.push_back(createFilledTensor(b, loc, type, init));
+  }
+  SmallVector<AffineMap> maps(inputs.size(), b.getMultiDimIdentityMap(rank));
+  maps.append(inits.size(), getDropDimsMap(rank, dims, context));
+  SmallVector<utils::IteratorType> iterators;
+  for (int64_t d = 0; d < rank; ++d)
+    iterators.push_back(llvm::is_contained(dims, d)
+                            ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+  size_t n = inputs.size();
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, accs, maps, iterators,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        linalg::YieldOp::create(
+            nb, nloc, combine(nb, nloc, args.take_front(n), args.drop_front(n)));
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+namespace {
 
 /// Sum (or mean) of `input` over `dims`, shaped as `resultType`. Floats
 /// are accumulated like ATen: f16/bf16 in f32 (rounded once at the end),
@@ -90,7 +145,93 @@ FailureOr<Value> createSumOrMean(OpBuilder &b, Location loc, Value input,
   return createReshape(b, loc, sum, resultType);
 }
 
-template <typename OpTy, bool IsMean, bool HasDims>
+enum class ReduceKind { Sum, Mean, NanSum, Prod, Any, All, CountNonzero };
+
+/// x != 0 as an i1 (NaN is nonzero).
+Value createIsNonzero(OpBuilder &b, Location loc, Value x) {
+  if (isa<FloatType>(x.getType()))
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, x,
+                                 createScalarConstant(b, loc, x.getType(), 0));
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, x,
+                               createIntConstant(b, loc, x.getType(), 0));
+}
+
+/// nansum, prod, any/all and count_nonzero of `input` over `dims`, not
+/// yet reshaped for keepdim.
+Value createOtherReduction(OpBuilder &b, Location loc, ReduceKind kind,
+                           Value input, bool inputUnsigned,
+                           ArrayRef<int64_t> dims, Type elemType) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  AffineMap identity = b.getMultiDimIdentityMap(inputType.getRank());
+  switch (kind) {
+  case ReduceKind::NanSum: {
+    Type accType = getSumAccumulatorType(elemType);
+    Value sum =
+        createSum(b, loc, inputType.getShape(), dims, input, identity, accType,
+                  [&](OpBuilder &nb, Location nloc, ValueRange args,
+                      LoopIndexFn) -> SmallVector<Value> {
+                    Value x =
+                        castScalar(nb, nloc, args[0], elemType, inputUnsigned);
+                    x = castScalar(nb, nloc, x, accType);
+                    if (isa<FloatType>(accType)) {
+                      Value isNan = arith::CmpFOp::create(
+                          nb, nloc, arith::CmpFPredicate::UNO, x, x);
+                      x = arith::SelectOp::create(
+                          nb, nloc, isNan,
+                          createScalarConstant(nb, nloc, accType, 0), x);
+                    }
+                    return {x};
+                  })
+            .front();
+    return castTensor(b, loc, sum, elemType);
+  }
+  case ReduceKind::CountNonzero: {
+    Type i64 = b.getI64Type();
+    return createSum(b, loc, inputType.getShape(), dims, input, identity, i64,
+                     [&](OpBuilder &nb, Location nloc, ValueRange args,
+                         LoopIndexFn) -> SmallVector<Value> {
+                       return {arith::ExtUIOp::create(
+                           nb, nloc, i64, createIsNonzero(nb, nloc, args[0]))};
+                     })
+        .front();
+  }
+  case ReduceKind::Prod: {
+    // Products are not blocked (no cancellation to guard against); half
+    // types multiply in f32 like ATen's opmath.
+    Type accType = isa<FloatType>(elemType)
+                       ? getOpmathType(cast<FloatType>(elemType))
+                       : elemType;
+    Value prod = createReduction(
+        b, loc, input, dims, createScalarConstant(b, loc, accType, 1),
+        [&](OpBuilder &nb, Location nloc, Value x, Value acc) -> Value {
+          x = castScalar(nb, nloc, x, elemType, inputUnsigned);
+          x = castScalar(nb, nloc, x, accType);
+          return createMul(nb, nloc, x, acc);
+        });
+    return castTensor(b, loc, prod, elemType);
+  }
+  case ReduceKind::Any:
+  case ReduceKind::All: {
+    bool isAll = kind == ReduceKind::All;
+    Type i8 = b.getI8Type();
+    return createReduction(
+        b, loc, input, dims, createIntConstant(b, loc, i8, isAll ? 1 : 0),
+        [&](OpBuilder &nb, Location nloc, Value x, Value acc) -> Value {
+          Value bit =
+              arith::ExtUIOp::create(nb, nloc, i8, createIsNonzero(nb, nloc, x));
+          if (isAll)
+            return arith::AndIOp::create(nb, nloc, acc, bit);
+          return arith::OrIOp::create(nb, nloc, acc, bit);
+        });
+  }
+  case ReduceKind::Sum:
+  case ReduceKind::Mean:
+    break;
+  }
+  llvm_unreachable("sum and mean go through createSumOrMean");
+}
+
+template <typename OpTy, ReduceKind Kind, bool HasDims, bool HasKeepdim = HasDims>
 class ConvertReductionOp : public TorchConversionPattern<OpTy> {
 public:
   using OpAdaptor = typename OpTy::Adaptor;
@@ -103,19 +244,25 @@ public:
     if (!type)
       return this->fail(op, rewriter, "result type is not convertible");
     Type elemType = type.getElementType();
-    if (IsMean && !isa<FloatType>(elemType))
+    bool isLogical = Kind == ReduceKind::Any || Kind == ReduceKind::All;
+    if (Kind == ReduceKind::Mean && !isa<FloatType>(elemType))
       return this->fail(op, rewriter,
                         "mean needs a floating-point result dtype");
-    // Bool tensors are stored as i8 (see TorchTypeConverter).
-    if (isBoolDtype(getTorchDtype(op.getResult())))
+    // Bool tensors are stored as i8 (see TorchTypeConverter): only any/all
+    // produce them (0/1).
+    if (isLogical ? !elemType.isInteger(8)
+                  : isBoolDtype(getTorchDtype(op.getResult())))
       return this->fail(op, rewriter, "bool result dtype is not supported");
+    if (Kind == ReduceKind::CountNonzero && !elemType.isInteger(64))
+      return this->fail(op, rewriter, "count_nonzero gives int64");
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
     int64_t rank = inputType.getRank();
 
     Value dimOperand;
     bool keepdim = false;
-    if constexpr (HasDims) {
+    if constexpr (HasDims)
       dimOperand = op.getDim();
+    if constexpr (HasKeepdim) {
       std::optional<bool> k = getConstantBool(op.getKeepdim());
       if (!k)
         return this->fail(op, rewriter, "keepdim must be a constant");
@@ -126,23 +273,27 @@ public:
         getReductionDims(dimOperand, rank, why);
     if (failed(dims))
       return this->fail(op, rewriter, why);
-
-    SmallVector<int64_t> expected;
-    for (int64_t d = 0; d < rank; ++d) {
-      if (!llvm::is_contained(*dims, d))
-        expected.push_back(inputType.getDimSize(d));
-      else if (keepdim)
-        expected.push_back(1);
-    }
-    if (!llvm::equal(expected, type.getShape()))
+    if (!llvm::equal(getReducedShape(inputType.getShape(), *dims, keepdim),
+                     type.getShape()))
       return this->fail(op, rewriter, "result shape does not match the dims");
 
-    return this->replaceOrFail(
-        op, rewriter,
-        createSumOrMean(rewriter, op.getLoc(), adaptor.getSelf(),
-                        isUnsignedDtype(getTorchDtype(op.getSelf())), *dims,
-                        type, IsMean),
-        "cannot reshape the result");
+    Location loc = op.getLoc();
+    bool inputUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf())) ||
+                         isBoolDtype(getTorchDtype(op.getSelf()));
+    if constexpr (Kind == ReduceKind::Sum || Kind == ReduceKind::Mean) {
+      return this->replaceOrFail(
+          op, rewriter,
+          createSumOrMean(rewriter, loc, adaptor.getSelf(), inputUnsigned,
+                          *dims, type, Kind == ReduceKind::Mean),
+          "cannot reshape the result");
+    } else {
+      Value result =
+          createOtherReduction(rewriter, loc, Kind, adaptor.getSelf(),
+                               inputUnsigned, *dims, elemType);
+      return this->replaceOrFail(op, rewriter,
+                                 createReshape(rewriter, loc, result, type),
+                                 "cannot reshape the result");
+    }
   }
 };
 
@@ -150,12 +301,22 @@ public:
 
 void populateReductionPatterns(TorchTypeConverter &typeConverter,
                                RewritePatternSet &patterns) {
+  using K = ReduceKind;
   patterns.add<
-      ConvertReductionOp<torch::AtenSumOp, /*IsMean=*/false, /*HasDims=*/false>,
-      ConvertReductionOp<torch::AtenSumDimIntListOp, false, true>,
-      ConvertReductionOp<torch::AtenMeanOp, true, false>,
-      ConvertReductionOp<torch::AtenMeanDimOp, true, true>>(
-      typeConverter, patterns.getContext());
+      ConvertReductionOp<torch::AtenSumOp, K::Sum, /*HasDims=*/false>,
+      ConvertReductionOp<torch::AtenSumDimIntListOp, K::Sum, true>,
+      ConvertReductionOp<torch::AtenMeanOp, K::Mean, false>,
+      ConvertReductionOp<torch::AtenMeanDimOp, K::Mean, true>,
+      ConvertReductionOp<torch::AtenNansumOp, K::NanSum, true>,
+      ConvertReductionOp<torch::AtenProdOp, K::Prod, false>,
+      ConvertReductionOp<torch::AtenProdDimIntOp, K::Prod, true>,
+      ConvertReductionOp<torch::AtenAnyOp, K::Any, false>,
+      ConvertReductionOp<torch::AtenAnyDimOp, K::Any, true>,
+      ConvertReductionOp<torch::AtenAllOp, K::All, false>,
+      ConvertReductionOp<torch::AtenAllDimOp, K::All, true>,
+      ConvertReductionOp<torch::AtenCountNonzeroDimIntListOp, K::CountNonzero,
+                         true, /*HasKeepdim=*/false>>(typeConverter,
+                                                      patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

@@ -1,4 +1,4 @@
-//===- Scan.cpp - cumsum, flip (cumsum's backward) ------------------------===//
+//===- Scan.cpp - cumsum, cumprod, flip (cumsum's backward), roll ---------===//
 //
 // cumsum(self, dim, dtype) is an scf.for over `dim` whose iteration k adds
 // slice k of self to a running accumulator (one parallel linalg.generic
@@ -9,7 +9,8 @@
 // kernel on CPU: refused, the fallback raises eager's error) and int64 for every
 // integer dtype; self is first converted to the result dtype (bool and
 // integer inputs give int64 without `dtype`: that is in the result type).
-// The same order and accumulator give bit-identical results. flip, which
+// The same order and accumulator give bit-identical results; cumprod is the
+// same scan with * (accumulator initialized to 1). flip, which
 // cumsum's backward uses (grad.flip(dim).cumsum(dim).flip(dim)), reads
 // self at the reversed indices with tensor.extract.
 //
@@ -34,32 +35,39 @@ Type getScanAccumulatorType(Type elemType) {
   return Float64Type::get(context);
 }
 
-class ConvertCumsumOp : public TorchConversionPattern<torch::AtenCumsumOp> {
+/// cumsum and cumprod (IsProd): the same scan with + or *.
+template <typename OpTy, bool IsProd>
+class ConvertCumulativeOp : public TorchConversionPattern<OpTy> {
 public:
-  using Base::Base;
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
   LogicalResult
-  matchAndRewrite(torch::AtenCumsumOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = getTensorType(op.getType());
+    auto fail = [&](const Twine &why) {
+      return this->fail(op, rewriter, why);
+    };
+    RankedTensorType type = this->getTensorType(op.getType());
     if (!type)
-      return fail(op, rewriter, "result type is not convertible");
+      return fail("result type is not convertible");
     if (isBoolDtype(getTorchDtype(op.getResult())))
-      return fail(op, rewriter, "bool result dtype is not supported");
+      return fail("bool result dtype is not supported");
     // torch 1.13's CPU kernel has no f16 case: the fallback raises eager's
     // error ("cumsum_out_cpu" not implemented for 'Half').
     if (type.getElementType().isF16())
-      return fail(op, rewriter, "f16 cumsum is not implemented on CPU");
+      return fail(IsProd ? "f16 cumprod is not implemented on CPU"
+                         : "f16 cumsum is not implemented on CPU");
     Value self = adaptor.getSelf();
     auto selfType = cast<RankedTensorType>(self.getType());
     if (selfType.getShape() != type.getShape())
-      return fail(op, rewriter, "result shape differs from self's");
+      return fail("result shape differs from self's");
     int64_t rank = selfType.getRank();
     std::optional<int64_t> dimArg = getConstantInt(op.getDim());
     if (!dimArg)
-      return fail(op, rewriter, "dim must be a constant");
+      return fail("dim must be a constant");
     std::optional<int64_t> dim = normalizeDim(*dimArg, rank);
     if (!dim)
-      return fail(op, rewriter, "dim " + Twine(*dimArg) + " out of range");
+      return fail("dim " + Twine(*dimArg) + " out of range");
     Type selfDtype = getTorchDtype(op.getSelf());
     bool selfUnsigned = isUnsignedDtype(selfDtype) || isBoolDtype(selfDtype);
 
@@ -89,7 +97,10 @@ public:
     Value upper =
         arith::ConstantIndexOp::create(rewriter, loc, type.getDimSize(*dim));
     Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    Value acc0 = createZeroTensor(rewriter, loc, accSliceType);
+    Value acc0 = IsProd ? createFilledTensor(rewriter, loc, accSliceType,
+                                             createScalarConstant(rewriter, loc,
+                                                                  accType, 1))
+                       : createZeroTensor(rewriter, loc, accSliceType);
     Value out0 = createEmptyTensor(rewriter, loc, type);
     SmallVector<AffineMap> maps(
         2, rewriter.getMultiDimIdentityMap(sliceShape.size()));
@@ -115,7 +126,8 @@ public:
                                          selfUnsigned);
                     v = castScalar(nb, nl, v, accType);
                     linalg::YieldOp::create(nb, nl,
-                                            createAdd(nb, nl, args[1], v));
+                                            IsProd ? createMul(nb, nl, args[1], v)
+                                                   : createAdd(nb, nl, args[1], v));
                   })
                   .getResult(0);
           Value y = castTensor(b, l, acc, elemType);
@@ -196,12 +208,99 @@ public:
   }
 };
 
+/// roll(self, shifts, dims): result[i] = self[(i - shift) mod size] along
+/// each of dims; no dims rolls the flattened tensor (then reshaped back).
+class ConvertRollOp : public TorchConversionPattern<torch::AtenRollOp> {
+public:
+  using Base::Base;
+  LogicalResult
+  matchAndRewrite(torch::AtenRollOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = getTensorType(op.getType());
+    Value self = adaptor.getSelf();
+    if (!type || type != self.getType())
+      return fail(op, rewriter, "result type differs from self's");
+    std::optional<SmallVector<int64_t>> shifts =
+        getConstantIntList(op.getShifts());
+    std::optional<SmallVector<int64_t>> dims = getConstantIntList(op.getDims());
+    if (!shifts || !dims)
+      return fail(op, rewriter, "shifts and dims must be constant lists");
+    Location loc = op.getLoc();
+    Value input = self;
+    RankedTensorType inputType = type;
+    SmallVector<int64_t> rollDims;
+    if (dims->empty()) {
+      if (shifts->size() != 1)
+        return fail(op, rewriter, "one shift without dims (eager raises)");
+      inputType = RankedTensorType::get({type.getNumElements()},
+                                        type.getElementType());
+      FailureOr<Value> flat = createReshape(rewriter, loc, self, inputType);
+      if (failed(flat))
+        return fail(op, rewriter, "cannot flatten self");
+      input = *flat;
+      rollDims.push_back(0);
+    } else {
+      if (shifts->size() != dims->size())
+        return fail(op, rewriter, "shifts and dims differ in length");
+      for (int64_t d : *dims) {
+        std::optional<int64_t> nd = normalizeDim(d, type.getRank());
+        if (!nd || type.getRank() == 0)
+          return fail(op, rewriter, "dim out of range");
+        rollDims.push_back(*nd);
+      }
+    }
+    if (inputType.getNumElements() == 0) {
+      rewriter.replaceOp(op, self);
+      return success();
+    }
+    int64_t rank = inputType.getRank();
+    // The net shift of each dim, in [0, size).
+    SmallVector<int64_t> net(rank, 0);
+    for (auto [d, shift] : llvm::zip(rollDims, *shifts)) {
+      int64_t size = inputType.getDimSize(d);
+      net[d] = ((net[d] + shift) % size + size) % size;
+    }
+    SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    Value rolled =
+        linalg::GenericOp::create(
+            rewriter, loc, TypeRange{inputType}, ValueRange{},
+            ValueRange{createEmptyTensor(rewriter, loc, inputType)}, maps,
+            iterators,
+            [&](OpBuilder &b, Location l, ValueRange) {
+              SmallVector<Value> indices;
+              for (int64_t d = 0; d < rank; ++d) {
+                Value i = linalg::IndexOp::create(b, l, d);
+                if (net[d] != 0) {
+                  int64_t size = inputType.getDimSize(d);
+                  // (i + size - shift) mod size
+                  i = arith::AddIOp::create(
+                      b, l, i,
+                      arith::ConstantIndexOp::create(b, l, size - net[d]));
+                  i = arith::RemUIOp::create(
+                      b, l, i, arith::ConstantIndexOp::create(b, l, size));
+                }
+                indices.push_back(i);
+              }
+              linalg::YieldOp::create(
+                  b, l, tensor::ExtractOp::create(b, l, input, indices)
+                            .getResult());
+            })
+            .getResult(0);
+    return replaceOrFail(op, rewriter,
+                         createReshape(rewriter, loc, rolled, type),
+                         "cannot reshape the result");
+  }
+};
+
 } // namespace
 
 void populateScanPatterns(TorchTypeConverter &typeConverter,
                           RewritePatternSet &patterns) {
-  patterns.add<ConvertCumsumOp, ConvertFlipOp>(typeConverter,
-                                               patterns.getContext());
+  patterns.add<ConvertCumulativeOp<torch::AtenCumsumOp, false>,
+               ConvertCumulativeOp<torch::AtenCumprodOp, true>, ConvertFlipOp,
+               ConvertRollOp>(typeConverter, patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

@@ -7,6 +7,7 @@
 #include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "PointwiseLoss.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchDialect.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
 
@@ -118,6 +119,7 @@ struct ConvertTorchToLinalgPass
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
+    populatePointwiseLossPatterns(typeConverter, patterns);
     populateConvolutionPatterns(typeConverter, patterns);
     populatePaddingPatterns(typeConverter, patterns);
     populatePoolingPatterns(typeConverter, patterns);
@@ -127,6 +129,21 @@ struct ConvertTorchToLinalgPass
     populateGroupNormPatterns(typeConverter, patterns);
     populateRepeatPatterns(typeConverter, patterns);
     populateScanPatterns(typeConverter, patterns);
+    populateUnaryMathPatterns(typeConverter, patterns);
+    populateBinaryMathPatterns(typeConverter, patterns);
+    populateDivisionPatterns(typeConverter, patterns);
+    populateShrinkPatterns(typeConverter, patterns);
+    populateGatedPatterns(typeConverter, patterns);
+    populateSpecialFunctionPatterns(typeConverter, patterns);
+    populateMinMaxPatterns(typeConverter, patterns);
+    populateVariancePatterns(typeConverter, patterns);
+    populateNormsPatterns(typeConverter, patterns);
+    populateGatherPatterns(typeConverter, patterns);
+    populateScatterPatterns(typeConverter, patterns);
+    populateMatrixVectorPatterns(typeConverter, patterns);
+    populateTriangularPatterns(typeConverter, patterns);
+    populateSortingPatterns(typeConverter, patterns);
+    populateIndexUpdatePatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();

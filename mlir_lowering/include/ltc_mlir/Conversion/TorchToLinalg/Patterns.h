@@ -88,6 +88,37 @@ void populateRepeatPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);
 void populateScanPatterns(TorchTypeConverter &typeConverter,
                           mlir::RewritePatternSet &patterns);
+void populateUnaryMathPatterns(TorchTypeConverter &typeConverter,
+                               mlir::RewritePatternSet &patterns);
+void populateBinaryMathPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+void populateDivisionPatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
+void populateShrinkPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+void populateGatedPatterns(TorchTypeConverter &typeConverter,
+                           mlir::RewritePatternSet &patterns);
+void populateSpecialFunctionPatterns(TorchTypeConverter &typeConverter,
+                                     mlir::RewritePatternSet &patterns);
+// Reductions, indexing and linear algebra beyond the basics.
+void populateMinMaxPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+void populateVariancePatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
+void populateNormsPatterns(TorchTypeConverter &typeConverter,
+                           mlir::RewritePatternSet &patterns);
+void populateGatherPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
+void populateScatterPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
+void populateMatrixVectorPatterns(TorchTypeConverter &typeConverter,
+                                  mlir::RewritePatternSet &patterns);
+void populateTriangularPatterns(TorchTypeConverter &typeConverter,
+                                mlir::RewritePatternSet &patterns);
+void populateSortingPatterns(TorchTypeConverter &typeConverter,
+                             mlir::RewritePatternSet &patterns);
+void populateIndexUpdatePatterns(TorchTypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 161 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 342 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -75,6 +75,13 @@ def Torch_AtenLogSoftmaxBackwardDataOp : Torch_AtenOp<"_log_softmax_backward_dat
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::_logcumsumexp(Tensor self, int dim) -> Tensor
+def Torch_Aten_LogcumsumexpOp : Torch_AtenOp<"_logcumsumexp", [Pure]> {
+  let summary = "log of the inclusive prefix sum of exp along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 def Torch_AtenSoftmaxOp : Torch_AtenOp<"_softmax", [Pure]> {
   let summary = "softmax(self, dim)";
@@ -112,6 +119,20 @@ def Torch_AtenToCopyOp : Torch_AtenOp<"_to_copy", [Pure]> {
 // aten::abs(Tensor self) -> Tensor
 def Torch_AtenAbsOp : Torch_ElementwiseOp<"abs", [Pure]> {
   let summary = "|self|";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::acos(Tensor self) -> Tensor
+def Torch_AtenAcosOp : Torch_ElementwiseOp<"acos", [Pure]> {
+  let summary = "acos(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::acosh(Tensor self) -> Tensor
+def Torch_AtenAcoshOp : Torch_ElementwiseOp<"acosh", [Pure]> {
+  let summary = "acosh(self)";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -162,6 +183,15 @@ def Torch_AtenAddTensorOp : Torch_ElementwiseOp<"add.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def Torch_AtenAddbmmOp : Torch_AtenOp<"addbmm", [Pure]> {
+  let summary = "beta * self + alpha * sum_b batch1[b] x batch2[b]";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$batch1,
+                       Torch_VTensor:$batch2, Torch_Scalar:$beta,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def Torch_AtenAddcdivOp : Torch_ElementwiseOp<"addcdiv", [Pure]> {
   let summary = "self + value * tensor1 / tensor2 (Adam's update)";
@@ -188,10 +218,80 @@ def Torch_AtenAddmmOp : Torch_AtenOp<"addmm", [Pure]> {
   let hasVerifier = 1;
 }
 
+// aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def Torch_AtenAddmvOp : Torch_AtenOp<"addmv", [Pure]> {
+  let summary = "beta * self + alpha * mat x vec";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat,
+                       Torch_VTensor:$vec, Torch_Scalar:$beta,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::alias_copy(Tensor self) -> Tensor
 def Torch_AtenAliasCopyOp : Torch_AtenOp<"alias_copy", [Pure]> {
   let summary = "identity (an alias view: Tensor.data, torch.ops.aten.alias)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::all(Tensor self) -> Tensor
+def Torch_AtenAllOp : Torch_AtenOp<"all", [Pure]> {
+  let summary = "every element nonzero (bool; ui8 for ui8 input)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+def Torch_AtenAllDimOp : Torch_AtenOp<"all.dim", [Pure]> {
+  let summary = "every element nonzero along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+def Torch_AtenAmaxOp : Torch_AtenOp<"amax", [Pure]> {
+  let summary = "max over dims ([] = all), NaN propagates";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+def Torch_AtenAminOp : Torch_AtenOp<"amin", [Pure]> {
+  let summary = "min over dims ([] = all), NaN propagates";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+def Torch_AtenAminmaxOp : Torch_AtenOp<"aminmax", [Pure]> {
+  let summary = "(amin, amax) over dim (None = all)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$min, Torch_VTensor:$max);
+}
+
+// aten::angle(Tensor self) -> Tensor
+def Torch_AtenAngleOp : Torch_ElementwiseOp<"angle", [Pure]> {
+  let summary = "argument of self: pi for negatives, 0 otherwise, NaN kept";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::any(Tensor self) -> Tensor
+def Torch_AtenAnyOp : Torch_AtenOp<"any", [Pure]> {
+  let summary = "any element nonzero (bool; ui8 for ui8 input)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+def Torch_AtenAnyDimOp : Torch_AtenOp<"any.dim", [Pure]> {
+  let summary = "any element nonzero along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -230,6 +330,22 @@ def Torch_AtenArangeStartStepOp : Torch_AtenOp<"arange.start_step", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+def Torch_AtenArgmaxOp : Torch_AtenOp<"argmax", [Pure]> {
+  let summary = "first index of the max along dim (None: flattened)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+def Torch_AtenArgminOp : Torch_AtenOp<"argmin", [Pure]> {
+  let summary = "first index of the min along dim (None: flattened)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 def Torch_AtenAsStridedCopyOp : Torch_AtenOp<"as_strided_copy", [Pure]> {
   let summary = "the view of self's elements with sizes, strides and offset";
@@ -261,6 +377,41 @@ def Torch_AtenAsStridedScatterOp : Torch_AtenOp<"as_strided_scatter", [Pure]> {
                        Torch_OptionalInt:$storage_offset);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::asin(Tensor self) -> Tensor
+def Torch_AtenAsinOp : Torch_ElementwiseOp<"asin", [Pure]> {
+  let summary = "asin(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::asinh(Tensor self) -> Tensor
+def Torch_AtenAsinhOp : Torch_ElementwiseOp<"asinh", [Pure]> {
+  let summary = "asinh(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::atan(Tensor self) -> Tensor
+def Torch_AtenAtanOp : Torch_ElementwiseOp<"atan", [Pure]> {
+  let summary = "atan(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::atan2(Tensor self, Tensor other) -> Tensor
+def Torch_AtenAtan2Op : Torch_ElementwiseOp<"atan2", [Pure]> {
+  let summary = "atan2(self, other)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::atanh(Tensor self) -> Tensor
+def Torch_AtenAtanhOp : Torch_ElementwiseOp<"atanh", [Pure]> {
+  let summary = "atanh(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
@@ -305,10 +456,102 @@ def Torch_AtenAvgPool3dBackwardOp : Torch_AtenOp<"avg_pool3d_backward", [Pure]> 
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def Torch_AtenBaddbmmOp : Torch_AtenOp<"baddbmm", [Pure]> {
+  let summary = "beta * self + alpha * batch1 x batch2";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$batch1,
+                       Torch_VTensor:$batch2, Torch_Scalar:$beta,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+def Torch_AtenBernoulliOp : Torch_AtenOp<"bernoulli", []> {
+  let summary = "1 with probability self, else 0";
+  let arguments = (ins Torch_VTensor:$self,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
+def Torch_AtenBernoulliTensorOp : Torch_AtenOp<"bernoulli.Tensor", []> {
+  let summary = "1 with probability p (broadcast), else 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$p,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+def Torch_AtenBernoulliPOp : Torch_AtenOp<"bernoulli.p", []> {
+  let summary = "1 with probability p, else 0 (self's shape)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Float:$p,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+def Torch_AtenBinaryCrossEntropyOp : Torch_AtenOp<"binary_cross_entropy", [Pure]> {
+  let summary = "-w (t log(x) + (1 - t) log(1 - x)), logs clamped at -100";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_OptionalVTensor:$weight, Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
+def Torch_AtenBinaryCrossEntropyBackwardOp : Torch_AtenOp<"binary_cross_entropy_backward", [Pure]> {
+  let summary = "gradient of binary_cross_entropy";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_OptionalVTensor:$weight,
+                       Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenBitwiseAndScalarOp : Torch_ElementwiseOp<"bitwise_and.Scalar", [Pure]> {
+  let summary = "self & other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenBitwiseAndTensorOp : Torch_ElementwiseOp<"bitwise_and.Tensor", [Pure]> {
+  let summary = "self & other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::bitwise_not(Tensor self) -> Tensor
 def Torch_AtenBitwiseNotOp : Torch_ElementwiseOp<"bitwise_not", [Pure]> {
   let summary = "~self (bool: !self); integer dtypes only";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenBitwiseOrScalarOp : Torch_ElementwiseOp<"bitwise_or.Scalar", [Pure]> {
+  let summary = "self | other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenBitwiseOrTensorOp : Torch_ElementwiseOp<"bitwise_or.Tensor", [Pure]> {
+  let summary = "self | other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenBitwiseXorScalarOp : Torch_ElementwiseOp<"bitwise_xor.Scalar", [Pure]> {
+  let summary = "self ^ other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenBitwiseXorTensorOp : Torch_ElementwiseOp<"bitwise_xor.Tensor", [Pure]> {
+  let summary = "self ^ other (integers, bool)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -335,6 +578,13 @@ def Torch_AtenCatOp : Torch_AtenOp<"cat", [Pure]> {
   let hasVerifier = 1;
 }
 
+// aten::ceil(Tensor self) -> Tensor
+def Torch_AtenCeilOp : Torch_ElementwiseOp<"ceil", [Pure]> {
+  let summary = "ceil(self) (integers: a copy)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def Torch_AtenClampOp : Torch_AtenOp<"clamp", [Pure]> {
   let summary = "min(max(self, min), max); a None bound is not applied";
@@ -347,6 +597,42 @@ def Torch_AtenClampOp : Torch_AtenOp<"clamp", [Pure]> {
                        Torch_OptionalScalar:$max);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+def Torch_AtenClampTensorOp : Torch_ElementwiseOp<"clamp.Tensor", [Pure]> {
+  let summary = "min(max(self, min), max); a None bound is not applied";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalVTensor:$min,
+                       Torch_OptionalVTensor:$max);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::clamp_max(Tensor self, Scalar max) -> Tensor
+def Torch_AtenClampMaxOp : Torch_ElementwiseOp<"clamp_max", [Pure]> {
+  let summary = "min(self, max) (NaN propagates)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$max);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+def Torch_AtenClampMaxTensorOp : Torch_ElementwiseOp<"clamp_max.Tensor", [Pure]> {
+  let summary = "min(self, max) (NaN propagates)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$max);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::clamp_min(Tensor self, Scalar min) -> Tensor
+def Torch_AtenClampMinOp : Torch_ElementwiseOp<"clamp_min", [Pure]> {
+  let summary = "max(self, min) (NaN propagates)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$min);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+def Torch_AtenClampMinTensorOp : Torch_ElementwiseOp<"clamp_min.Tensor", [Pure]> {
+  let summary = "max(self, min) (NaN propagates)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$min);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -404,10 +690,46 @@ def Torch_AtenConvolutionBackwardOp : Torch_AtenOp<"convolution_backward", [Pure
                       Torch_VTensor:$grad_bias);
 }
 
+// aten::copysign.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenCopysignScalarOp : Torch_ElementwiseOp<"copysign.Scalar", [Pure]> {
+  let summary = "|self| with the sign of other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenCopysignTensorOp : Torch_ElementwiseOp<"copysign.Tensor", [Pure]> {
+  let summary = "|self| with the sign of other";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::cos(Tensor self) -> Tensor
 def Torch_AtenCosOp : Torch_ElementwiseOp<"cos", [Pure]> {
   let summary = "cos(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::cosh(Tensor self) -> Tensor
+def Torch_AtenCoshOp : Torch_ElementwiseOp<"cosh", [Pure]> {
+  let summary = "cosh(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+def Torch_AtenCountNonzeroDimIntListOp : Torch_AtenOp<"count_nonzero.dim_IntList", [Pure]> {
+  let summary = "number of nonzero elements over dims (int64)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenCumprodOp : Torch_AtenOp<"cumprod", [Pure]> {
+  let summary = "inclusive prefix product along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -423,6 +745,13 @@ def Torch_AtenCumsumOp : Torch_AtenOp<"cumsum", [Pure]> {
 def Torch_AtenDetachCopyOp : Torch_AtenOp<"detach_copy", [Pure]> {
   let summary = "identity (autograd detach)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::diag(Tensor self, int diagonal=0) -> Tensor
+def Torch_AtenDiagOp : Torch_AtenOp<"diag", [Pure]> {
+  let summary = "diagonal of a matrix, or a matrix from a vector";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -456,6 +785,13 @@ def Torch_AtenDiagonalScatterOp : Torch_AtenOp<"diagonal_scatter", [Pure]> {
   let hasVerifier = 1;
 }
 
+// aten::digamma(Tensor self) -> Tensor
+def Torch_AtenDigammaOp : Torch_ElementwiseOp<"digamma", [Pure]> {
+  let summary = "d/dx log gamma(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::div.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenDivScalarOp : Torch_ElementwiseOp<"div.Scalar", [Pure]> {
   let summary = "self / other";
@@ -463,10 +799,33 @@ def Torch_AtenDivScalarOp : Torch_ElementwiseOp<"div.Scalar", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+def Torch_AtenDivScalarModeOp : Torch_ElementwiseOp<"div.Scalar_mode", [Pure]> {
+  let summary = "self / other rounded as rounding_mode says";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other,
+                       Torch_OptionalStr:$rounding_mode);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::div.Tensor(Tensor self, Tensor other) -> Tensor
 def Torch_AtenDivTensorOp : Torch_ElementwiseOp<"div.Tensor", [Pure]> {
   let summary = "self / other (true division)";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+def Torch_AtenDivTensorModeOp : Torch_ElementwiseOp<"div.Tensor_mode", [Pure]> {
+  let summary = "self / other rounded as rounding_mode says";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
+                       Torch_OptionalStr:$rounding_mode);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::dot(Tensor self, Tensor tensor) -> Tensor
+def Torch_AtenDotOp : Torch_AtenOp<"dot", [Pure]> {
+  let summary = "inner product of two 1-D tensors";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$tensor);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -538,9 +897,30 @@ def Torch_AtenErfOp : Torch_ElementwiseOp<"erf", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::erfc(Tensor self) -> Tensor
+def Torch_AtenErfcOp : Torch_ElementwiseOp<"erfc", [Pure]> {
+  let summary = "1 - erf(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::erfinv(Tensor self) -> Tensor
+def Torch_AtenErfinvOp : Torch_ElementwiseOp<"erfinv", [Pure]> {
+  let summary = "inverse of erf";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::exp(Tensor self) -> Tensor
 def Torch_AtenExpOp : Torch_ElementwiseOp<"exp", [Pure]> {
   let summary = "exp(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::exp2(Tensor self) -> Tensor
+def Torch_AtenExp2Op : Torch_ElementwiseOp<"exp2", [Pure]> {
+  let summary = "2 ** self";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -550,6 +930,21 @@ def Torch_AtenExpandCopyOp : Torch_AtenOp<"expand_copy", [Pure]> {
   let summary = "broadcast to size (-1 keeps a dim)";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$size,
                        Torch_Bool:$implicit);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::expm1(Tensor self) -> Tensor
+def Torch_AtenExpm1Op : Torch_ElementwiseOp<"expm1", [Pure]> {
+  let summary = "exp(self) - 1";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
+def Torch_AtenExponentialOp : Torch_AtenOp<"exponential", []> {
+  let summary = "exponential samples with rate lambd";
+  let arguments = (ins Torch_VTensor:$self, Torch_Float:$lambd,
+                       Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -587,6 +982,70 @@ def Torch_AtenFlipOp : Torch_AtenOp<"flip", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::floor(Tensor self) -> Tensor
+def Torch_AtenFloorOp : Torch_ElementwiseOp<"floor", [Pure]> {
+  let summary = "floor(self) (integers: a copy)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::floor_divide(Tensor self, Tensor other) -> Tensor
+def Torch_AtenFloorDivideOp : Torch_ElementwiseOp<"floor_divide", [Pure]> {
+  let summary = "floor(self / other)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenFloorDivideScalarOp : Torch_ElementwiseOp<"floor_divide.Scalar", [Pure]> {
+  let summary = "floor(self / other)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::fmax(Tensor self, Tensor other) -> Tensor
+def Torch_AtenFmaxOp : Torch_ElementwiseOp<"fmax", [Pure]> {
+  let summary = "max ignoring NaN";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::fmin(Tensor self, Tensor other) -> Tensor
+def Torch_AtenFminOp : Torch_ElementwiseOp<"fmin", [Pure]> {
+  let summary = "min ignoring NaN";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenFmodScalarOp : Torch_ElementwiseOp<"fmod.Scalar", [Pure]> {
+  let summary = "C fmod: self mod other, with the sign of self";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenFmodTensorOp : Torch_ElementwiseOp<"fmod.Tensor", [Pure]> {
+  let summary = "C fmod: self mod other, with the sign of self";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::frac(Tensor self) -> Tensor
+def Torch_AtenFracOp : Torch_ElementwiseOp<"frac", [Pure]> {
+  let summary = "self - trunc(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+def Torch_AtenGatherOp : Torch_AtenOp<"gather", [Pure]> {
+  let summary = "result[..i..] = self[..index[..i..] at dim..]";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_Bool:$sparse_grad);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenGeScalarOp : Torch_ComparisonOp<"ge.Scalar", [Pure]> {
   let summary = "self >= other";
@@ -616,6 +1075,21 @@ def Torch_AtenGeluBackwardOp : Torch_ElementwiseOp<"gelu_backward", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::glu(Tensor self, int dim=-1) -> Tensor
+def Torch_AtenGluOp : Torch_AtenOp<"glu", [Pure]> {
+  let summary = "a * sigmoid(b) of the two halves of self along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+def Torch_AtenGluBackwardOp : Torch_AtenOp<"glu_backward", [Pure]> {
+  let summary = "gradient of glu";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenGtScalarOp : Torch_ComparisonOp<"gt.Scalar", [Pure]> {
   let summary = "self > other";
@@ -627,6 +1101,21 @@ def Torch_AtenGtScalarOp : Torch_ComparisonOp<"gt.Scalar", [Pure]> {
 def Torch_AtenGtTensorOp : Torch_ComparisonOp<"gt.Tensor", [Pure]> {
   let summary = "self > other";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+def Torch_AtenHardshrinkOp : Torch_ElementwiseOp<"hardshrink", [Pure]> {
+  let summary = "-lambd <= self <= lambd ? 0 : self";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lambd);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+def Torch_AtenHardshrinkBackwardOp : Torch_ElementwiseOp<"hardshrink_backward", [Pure]> {
+  let summary = "-lambd <= self <= lambd ? 0 : grad_out";
+  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$self,
+                       Torch_Scalar:$lambd);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -674,6 +1163,77 @@ def Torch_AtenHardtanhBackwardOp : Torch_ElementwiseOp<"hardtanh_backward", [Pur
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::heaviside(Tensor self, Tensor values) -> Tensor
+def Torch_AtenHeavisideOp : Torch_ElementwiseOp<"heaviside", [Pure]> {
+  let summary = "self == 0 ? values : self > 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$values);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor
+def Torch_AtenHuberLossOp : Torch_AtenOp<"huber_loss", [Pure]> {
+  let summary = "Huber loss with threshold delta, reduced";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_Int:$reduction, Torch_Float:$delta);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
+def Torch_AtenHuberLossBackwardOp : Torch_AtenOp<"huber_loss_backward", [Pure]> {
+  let summary = "gradient of huber_loss";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_Int:$reduction,
+                       Torch_Float:$delta);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::hypot(Tensor self, Tensor other) -> Tensor
+def Torch_AtenHypotOp : Torch_ElementwiseOp<"hypot", [Pure]> {
+  let summary = "sqrt(self^2 + other^2) without overflow";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::i0(Tensor self) -> Tensor
+def Torch_AtenI0Op : Torch_ElementwiseOp<"i0", [Pure]> {
+  let summary = "modified Bessel function of the first kind, order 0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+def Torch_AtenIndexAddOp : Torch_AtenOp<"index_add", [Pure]> {
+  let summary = "self with alpha * source added at index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$source,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+def Torch_AtenIndexCopyOp : Torch_AtenOp<"index_copy", [Pure]> {
+  let summary = "self with source copied to index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$source);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+def Torch_AtenIndexFillIntScalarOp : Torch_AtenOp<"index_fill.int_Scalar", [Pure]> {
+  let summary = "self with value at index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+def Torch_AtenIndexFillIntTensorOp : Torch_AtenOp<"index_fill.int_Tensor", [Pure]> {
+  let summary = "self with the 0-dim value at index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
 def Torch_AtenIndexSelectOp : Torch_AtenOp<"index_select", [Pure]> {
   let summary = "self's entries at the positions index along dim";
@@ -687,6 +1247,41 @@ def Torch_AtenIndexSelectOp : Torch_AtenOp<"index_select", [Pure]> {
                        Torch_VTensor:$index);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::isfinite(Tensor self) -> Tensor
+def Torch_AtenIsfiniteOp : Torch_ElementwiseOp<"isfinite", [Pure]> {
+  let summary = "not NaN nor infinite (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::isinf(Tensor self) -> Tensor
+def Torch_AtenIsinfOp : Torch_ElementwiseOp<"isinf", [Pure]> {
+  let summary = "|self| == inf (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::isnan(Tensor self) -> Tensor
+def Torch_AtenIsnanOp : Torch_ElementwiseOp<"isnan", [Pure]> {
+  let summary = "self != self (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::isneginf(Tensor self) -> Tensor
+def Torch_AtenIsneginfOp : Torch_ElementwiseOp<"isneginf", [Pure]> {
+  let summary = "self == -inf (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::isposinf(Tensor self) -> Tensor
+def Torch_AtenIsposinfOp : Torch_ElementwiseOp<"isposinf", [Pure]> {
+  let summary = "self == inf (bool)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::le.Scalar(Tensor self, Scalar other) -> Tensor
@@ -719,10 +1314,100 @@ def Torch_AtenLeakyReluBackwardOp : Torch_ElementwiseOp<"leaky_relu_backward", [
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+def Torch_AtenLerpScalarOp : Torch_ElementwiseOp<"lerp.Scalar", [Pure]> {
+  let summary = "self + weight * (end - self)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$end,
+                       Torch_Scalar:$weight);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+def Torch_AtenLerpTensorOp : Torch_ElementwiseOp<"lerp.Tensor", [Pure]> {
+  let summary = "self + weight * (end - self)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$end,
+                       Torch_VTensor:$weight);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::lgamma(Tensor self) -> Tensor
+def Torch_AtenLgammaOp : Torch_ElementwiseOp<"lgamma", [Pure]> {
+  let summary = "log |gamma(self)|";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+def Torch_AtenLinalgCrossOp : Torch_AtenOp<"linalg_cross", [Pure]> {
+  let summary = "cross product of 3-vectors along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
+                       Torch_Int:$dim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenLinalgVectorNormOp : Torch_AtenOp<"linalg_vector_norm", [Pure]> {
+  let summary = "vector ord-norm over dims (None = all)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$ord,
+                       Torch_OptionalList:$dim, Torch_Bool:$keepdim,
+                       Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::log(Tensor self) -> Tensor
 def Torch_AtenLogOp : Torch_ElementwiseOp<"log", [Pure]> {
   let summary = "log(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::log10(Tensor self) -> Tensor
+def Torch_AtenLog10Op : Torch_ElementwiseOp<"log10", [Pure]> {
+  let summary = "log10(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::log1p(Tensor self) -> Tensor
+def Torch_AtenLog1pOp : Torch_ElementwiseOp<"log1p", [Pure]> {
+  let summary = "log(1 + self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::log2(Tensor self) -> Tensor
+def Torch_AtenLog2Op : Torch_ElementwiseOp<"log2", [Pure]> {
+  let summary = "log2(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+def Torch_AtenLogSigmoidBackwardOp : Torch_ElementwiseOp<"log_sigmoid_backward", [Pure]> {
+  let summary = "gradient of log_sigmoid from its buffer";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$buffer);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+def Torch_AtenLogSigmoidForwardOp : Torch_AtenOp<"log_sigmoid_forward", [Pure]> {
+  let summary = "log(sigmoid(self)) and the buffer exp(-|self|) of the backward";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$output, Torch_VTensor:$buffer);
+}
+
+// aten::logaddexp(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogaddexpOp : Torch_ElementwiseOp<"logaddexp", [Pure]> {
+  let summary = "log(exp(self) + exp(other))";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logaddexp2(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLogaddexp2Op : Torch_ElementwiseOp<"logaddexp2", [Pure]> {
+  let summary = "log2(2^self + 2^other)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -754,6 +1439,21 @@ def Torch_AtenLogicalXorOp : Torch_ElementwiseOp<"logical_xor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::logit(Tensor self, float? eps=None) -> Tensor
+def Torch_AtenLogitOp : Torch_ElementwiseOp<"logit", [Pure]> {
+  let summary = "log(z / (1 - z)), z = self clamped to [eps, 1 - eps] if eps";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalFloat:$eps);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor
+def Torch_AtenLogitBackwardOp : Torch_ElementwiseOp<"logit_backward", [Pure]> {
+  let summary = "grad_output / (self (1 - self)) in the domain";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_OptionalFloat:$eps);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenLtScalarOp : Torch_ComparisonOp<"lt.Scalar", [Pure]> {
   let summary = "self < other";
@@ -782,6 +1482,21 @@ def Torch_AtenMaskedFillTensorOp : Torch_AtenOp<"masked_fill.Tensor", [Pure]> {
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mask,
                        Torch_VTensor:$value);
   let results = (outs Torch_VTensor:$result);
+}
+
+// aten::max(Tensor self) -> Tensor
+def Torch_AtenMaxOp : Torch_AtenOp<"max", [Pure]> {
+  let summary = "max of all elements (0-dim), NaN propagates";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def Torch_AtenMaxDimOp : Torch_AtenOp<"max.dim", [Pure]> {
+  let summary = "(values, indices) of the max along dim (first index)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
 // aten::max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
@@ -849,6 +1564,21 @@ def Torch_AtenMeanDimOp : Torch_AtenOp<"mean.dim", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::min(Tensor self) -> Tensor
+def Torch_AtenMinOp : Torch_AtenOp<"min", [Pure]> {
+  let summary = "min of all elements (0-dim), NaN propagates";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def Torch_AtenMinDimOp : Torch_AtenOp<"min.dim", [Pure]> {
+  let summary = "(values, indices) of the min along dim (first index)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
 // aten::minimum(Tensor self, Tensor other) -> Tensor
 def Torch_AtenMinimumOp : Torch_ElementwiseOp<"minimum", [Pure]> {
   let summary = "elementwise min";
@@ -898,6 +1628,30 @@ def Torch_AtenMulScalarOp : Torch_ElementwiseOp<"mul.Scalar", [Pure]> {
 def Torch_AtenMulTensorOp : Torch_ElementwiseOp<"mul.Tensor", [Pure]> {
   let summary = "self * other";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::mv(Tensor self, Tensor vec) -> Tensor
+def Torch_AtenMvOp : Torch_AtenOp<"mv", [Pure]> {
+  let summary = "matrix [N,M] x vector [M]";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$vec);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+def Torch_AtenNanToNumOp : Torch_ElementwiseOp<"nan_to_num", [Pure]> {
+  let summary = "NaN, +inf, -inf replaced (defaults 0, max, lowest)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalFloat:$nan,
+                       Torch_OptionalFloat:$posinf,
+                       Torch_OptionalFloat:$neginf);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenNansumOp : Torch_AtenOp<"nansum", [Pure]> {
+  let summary = "sum over dims treating NaN as zero";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1065,6 +1819,69 @@ def Torch_AtenNllLossForwardOp : Torch_AtenOp<"nll_loss_forward", [Pure]> {
   let results = (outs Torch_VTensor:$output, Torch_VTensor:$total_weight);
 }
 
+// aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+def Torch_AtenNormScalarOp : Torch_AtenOp<"norm.Scalar", [Pure]> {
+  let summary = "p-norm of all elements";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$p);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+def Torch_AtenNormScalarOptDimOp : Torch_AtenOp<"norm.ScalarOpt_dim", [Pure]> {
+  let summary = "p-norm over dims (p None = 2)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
+                       Torch_List:$dim, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
+def Torch_AtenNormScalarOptDimDtypeOp : Torch_AtenOp<"norm.ScalarOpt_dim_dtype", [Pure]> {
+  let summary = "p-norm over dims, computed in dtype";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
+                       Torch_List:$dim, Torch_Bool:$keepdim, Torch_Int:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
+def Torch_AtenNormScalarOptDtypeOp : Torch_AtenOp<"norm.ScalarOpt_dtype", [Pure]> {
+  let summary = "p-norm of all elements, computed in dtype";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
+                       Torch_Int:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+def Torch_AtenNormalTensorTensorOp : Torch_AtenOp<"normal.Tensor_Tensor", []> {
+  let summary = "normal samples with tensor mean and std";
+  let arguments = (ins Torch_VTensor:$mean, Torch_VTensor:$std,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
+def Torch_AtenNormalTensorFloatOp : Torch_AtenOp<"normal.Tensor_float", []> {
+  let summary = "normal samples with tensor mean";
+  let arguments = (ins Torch_VTensor:$mean, Torch_Float:$std,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+def Torch_AtenNormalFloatTensorOp : Torch_AtenOp<"normal.float_Tensor", []> {
+  let summary = "normal samples with tensor std";
+  let arguments = (ins Torch_Float:$mean, Torch_VTensor:$std,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
+def Torch_AtenNormalFunctionalOp : Torch_AtenOp<"normal_functional", []> {
+  let summary = "normal samples (mean, std) of self's shape";
+  let arguments = (ins Torch_VTensor:$self, Torch_Float:$mean,
+                       Torch_Float:$std, Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::one_hot(Tensor self, int num_classes=-1) -> Tensor
 def Torch_AtenOneHotOp : Torch_AtenOp<"one_hot", [Pure]> {
   let summary = "self[...] == class ? 1 : 0 over a new last dim of num_classes";
@@ -1076,6 +1893,20 @@ def Torch_AtenOneHotOp : Torch_AtenOp<"one_hot", [Pure]> {
 def Torch_AtenPermuteCopyOp : Torch_AtenOp<"permute_copy", [Pure]> {
   let summary = "permutes dims";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$dims);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::polygamma(int n, Tensor self) -> Tensor
+def Torch_AtenPolygammaOp : Torch_ElementwiseOp<"polygamma", [Pure]> {
+  let summary = "n-th derivative of digamma at self";
+  let arguments = (ins Torch_Int:$n, Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+def Torch_AtenPowScalarOp : Torch_ElementwiseOp<"pow.Scalar", [Pure]> {
+  let summary = "self ** exponent (a number to tensor powers)";
+  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$exponent);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1093,6 +1924,113 @@ def Torch_AtenPowTensorTensorOp : Torch_ElementwiseOp<"pow.Tensor_Tensor", [Pure
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::prelu(Tensor self, Tensor weight) -> Tensor
+def Torch_AtenPreluOp : Torch_AtenOp<"prelu", [Pure]> {
+  let summary = "self > 0 ? self : weight * self (weight per channel, dim 1)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$weight);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::prelu_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+def Torch_AtenPreluBackwardOp : Torch_AtenOp<"prelu_backward", [Pure]> {
+  let summary = "gradients of prelu for self and weight";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$weight);
+  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
+}
+
+// aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenProdOp : Torch_AtenOp<"prod", [Pure]> {
+  let summary = "product of all elements";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def Torch_AtenProdDimIntOp : Torch_AtenOp<"prod.dim_int", [Pure]> {
+  let summary = "product along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::random(Tensor self, *, Generator? generator=None) -> Tensor
+def Torch_AtenRandomOp : Torch_AtenOp<"random", []> {
+  let summary = "random integers in [0, 2^mantissa or dtype max]";
+  let arguments = (ins Torch_VTensor:$self,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
+def Torch_AtenRandomFromOp : Torch_AtenOp<"random.from", []> {
+  let summary = "random integers in [from, to)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$from,
+                       Torch_OptionalInt:$to,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
+def Torch_AtenRandomToOp : Torch_AtenOp<"random.to", []> {
+  let summary = "random integers in [0, to)";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$to,
+                       Torch_OptionalGenerator:$generator);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reciprocal(Tensor self) -> Tensor
+def Torch_AtenReciprocalOp : Torch_ElementwiseOp<"reciprocal", [Pure]> {
+  let summary = "1 / self";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad1d(Tensor self, int[2] padding) -> Tensor
+def Torch_AtenReflectionPad1dOp : Torch_AtenOp<"reflection_pad1d", [Pure]> {
+  let summary = "last 1 dim(s) padded, mirrored at the edges (edge not repeated)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+def Torch_AtenReflectionPad1dBackwardOp : Torch_AtenOp<"reflection_pad1d_backward", [Pure]> {
+  let summary = "gradient of reflection_pad1d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad2d(Tensor self, int[4] padding) -> Tensor
+def Torch_AtenReflectionPad2dOp : Torch_AtenOp<"reflection_pad2d", [Pure]> {
+  let summary = "last 2 dim(s) padded, mirrored at the edges (edge not repeated)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+def Torch_AtenReflectionPad2dBackwardOp : Torch_AtenOp<"reflection_pad2d_backward", [Pure]> {
+  let summary = "gradient of reflection_pad2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad3d(Tensor self, int[6] padding) -> Tensor
+def Torch_AtenReflectionPad3dOp : Torch_AtenOp<"reflection_pad3d", [Pure]> {
+  let summary = "last 3 dim(s) padded, mirrored at the edges (edge not repeated)";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+def Torch_AtenReflectionPad3dBackwardOp : Torch_AtenOp<"reflection_pad3d_backward", [Pure]> {
+  let summary = "gradient of reflection_pad3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::relu(Tensor self) -> Tensor
 def Torch_AtenReluOp : Torch_ElementwiseOp<"relu", [Pure]> {
   let summary = "max(self, 0)";
@@ -1100,10 +2038,77 @@ def Torch_AtenReluOp : Torch_ElementwiseOp<"relu", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenRemainderScalarOp : Torch_ElementwiseOp<"remainder.Scalar", [Pure]> {
+  let summary = "self mod other, with the sign of other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenRemainderTensorOp : Torch_ElementwiseOp<"remainder.Tensor", [Pure]> {
+  let summary = "self mod other, with the sign of other";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::repeat(Tensor self, SymInt[] repeats) -> Tensor
 def Torch_AtenRepeatOp : Torch_AtenOp<"repeat", [Pure]> {
   let summary = "self tiled `repeats` times along each dim";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$repeats);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad1d(Tensor self, int[2] padding) -> Tensor
+def Torch_AtenReplicationPad1dOp : Torch_AtenOp<"replication_pad1d", [Pure]> {
+  let summary = "last 1 dim(s) padded, edge elements repeated";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
+def Torch_AtenReplicationPad1dBackwardOp : Torch_AtenOp<"replication_pad1d_backward", [Pure]> {
+  let summary = "gradient of replication_pad1d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad2d(Tensor self, int[4] padding) -> Tensor
+def Torch_AtenReplicationPad2dOp : Torch_AtenOp<"replication_pad2d", [Pure]> {
+  let summary = "last 2 dim(s) padded, edge elements repeated";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
+def Torch_AtenReplicationPad2dBackwardOp : Torch_AtenOp<"replication_pad2d_backward", [Pure]> {
+  let summary = "gradient of replication_pad2d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad3d(Tensor self, int[6] padding) -> Tensor
+def Torch_AtenReplicationPad3dOp : Torch_AtenOp<"replication_pad3d", [Pure]> {
+  let summary = "last 3 dim(s) padded, edge elements repeated";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
+def Torch_AtenReplicationPad3dBackwardOp : Torch_AtenOp<"replication_pad3d_backward", [Pure]> {
+  let summary = "gradient of replication_pad3d";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_List:$padding);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
+def Torch_AtenRollOp : Torch_AtenOp<"roll", [Pure]> {
+  let summary = "self rotated by shifts along dims";
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$shifts,
+                       Torch_List:$dims);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1125,6 +2130,73 @@ def Torch_AtenRoundDecimalsOp : Torch_ElementwiseOp<"round.decimals", [Pure]> {
 def Torch_AtenRsqrtOp : Torch_ElementwiseOp<"rsqrt", [Pure]> {
   let summary = "1 / sqrt(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+def Torch_AtenRsubScalarOp : Torch_ElementwiseOp<"rsub.Scalar", [Pure]> {
+  let summary = "other - alpha * self";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+def Torch_AtenRsubTensorOp : Torch_ElementwiseOp<"rsub.Tensor", [Pure]> {
+  let summary = "other - alpha * self";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
+                       Torch_Scalar:$alpha);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+def Torch_AtenScatterReduceOp : Torch_AtenOp<"scatter.reduce", [Pure]> {
+  let summary = "scatter.src combined by add or multiply";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$src,
+                       Torch_Str:$reduce);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+def Torch_AtenScatterSrcOp : Torch_AtenOp<"scatter.src", [Pure]> {
+  let summary = "self with self[..index[i] at dim..] = src[i]";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$src);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+def Torch_AtenScatterValueOp : Torch_AtenOp<"scatter.value", [Pure]> {
+  let summary = "self with self[..index[i] at dim..] = value";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+def Torch_AtenScatterValueReduceOp : Torch_AtenOp<"scatter.value_reduce", [Pure]> {
+  let summary = "scatter.value combined by add or multiply";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_Scalar:$value,
+                       Torch_Str:$reduce);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+def Torch_AtenScatterAddOp : Torch_AtenOp<"scatter_add", [Pure]> {
+  let summary = "self with src added at index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$src);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+def Torch_AtenScatterReduceTwoOp : Torch_AtenOp<"scatter_reduce.two", [Pure]> {
+  let summary = "src reduced into self at index along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_VTensor:$index, Torch_VTensor:$src,
+                       Torch_Str:$reduce, Torch_Bool:$include_self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1174,6 +2246,20 @@ def Torch_AtenSigmoidBackwardOp : Torch_ElementwiseOp<"sigmoid_backward", [Pure]
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::sign(Tensor self) -> Tensor
+def Torch_AtenSignOp : Torch_ElementwiseOp<"sign", [Pure]> {
+  let summary = "-1, 0 or 1 (0 for NaN); bool: self";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::signbit(Tensor self) -> Tensor
+def Torch_AtenSignbitOp : Torch_ElementwiseOp<"signbit", [Pure]> {
+  let summary = "sign bit of self (bool; integers: self < 0)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::silu(Tensor self) -> Tensor
 def Torch_AtenSiluOp : Torch_ElementwiseOp<"silu", [Pure]> {
   let summary = "self * sigmoid(self)";
@@ -1191,6 +2277,20 @@ def Torch_AtenSiluBackwardOp : Torch_ElementwiseOp<"silu_backward", [Pure]> {
 // aten::sin(Tensor self) -> Tensor
 def Torch_AtenSinOp : Torch_ElementwiseOp<"sin", [Pure]> {
   let summary = "sin(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::sinc(Tensor self) -> Tensor
+def Torch_AtenSincOp : Torch_ElementwiseOp<"sinc", [Pure]> {
+  let summary = "sin(pi self) / (pi self), 1 at 0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::sinh(Tensor self) -> Tensor
+def Torch_AtenSinhOp : Torch_ElementwiseOp<"sinh", [Pure]> {
+  let summary = "sinh(self)";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -1227,6 +2327,39 @@ def Torch_AtenSliceScatterOp : Torch_AtenOp<"slice_scatter", [Pure]> {
   let hasVerifier = 1;
 }
 
+// aten::smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor
+def Torch_AtenSmoothL1LossOp : Torch_AtenOp<"smooth_l1_loss", [Pure]> {
+  let summary = "smooth L1 loss with threshold beta, reduced";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_Int:$reduction, Torch_Float:$beta);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+def Torch_AtenSmoothL1LossBackwardOp : Torch_AtenOp<"smooth_l1_loss_backward", [Pure]> {
+  let summary = "gradient of smooth_l1_loss";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_Int:$reduction,
+                       Torch_Float:$beta);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
+def Torch_AtenSoftMarginLossOp : Torch_AtenOp<"soft_margin_loss", [Pure]> {
+  let summary = "log(1 + exp(-target * self)), reduced";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
+                       Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
+def Torch_AtenSoftMarginLossBackwardOp : Torch_AtenOp<"soft_margin_loss_backward", [Pure]> {
+  let summary = "gradient of soft_margin_loss";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_VTensor:$target, Torch_Int:$reduction);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 def Torch_AtenSoftplusOp : Torch_ElementwiseOp<"softplus", [Pure]> {
   let summary = "self * beta > threshold ? self : log1p(exp(self * beta)) / beta";
@@ -1240,6 +2373,107 @@ def Torch_AtenSoftplusBackwardOp : Torch_ElementwiseOp<"softplus_backward", [Pur
   let summary = "grad_output * d softplus(self) / d self";
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
                        Torch_Scalar:$beta, Torch_Scalar:$threshold);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+def Torch_AtenSoftshrinkOp : Torch_ElementwiseOp<"softshrink", [Pure]> {
+  let summary = "self shrunk towards 0 by lambd";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lambd);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+def Torch_AtenSoftshrinkBackwardOp : Torch_ElementwiseOp<"softshrink_backward", [Pure]> {
+  let summary = "-lambd <= self <= lambd ? 0 : grad_output";
+  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
+                       Torch_Scalar:$lambd);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+def Torch_AtenSortOp : Torch_AtenOp<"sort", [Pure]> {
+  let summary = "(values, indices) sorted along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
+                       Torch_Bool:$descending);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+def Torch_AtenSortStableOp : Torch_AtenOp<"sort.stable", [Pure]> {
+  let summary = "(values, indices) sorted along dim (stable)";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalBool:$stable,
+                       Torch_Int:$dim, Torch_Bool:$descending);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::special_entr(Tensor self) -> Tensor
+def Torch_AtenSpecialEntrOp : Torch_ElementwiseOp<"special_entr", [Pure]> {
+  let summary = "-self log(self) (0 at 0, -inf for negatives)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_erfcx(Tensor self) -> Tensor
+def Torch_AtenSpecialErfcxOp : Torch_ElementwiseOp<"special_erfcx", [Pure]> {
+  let summary = "exp(self^2) erfc(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_i0e(Tensor self) -> Tensor
+def Torch_AtenSpecialI0eOp : Torch_ElementwiseOp<"special_i0e", [Pure]> {
+  let summary = "exp(-|self|) i0(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_i1(Tensor self) -> Tensor
+def Torch_AtenSpecialI1Op : Torch_ElementwiseOp<"special_i1", [Pure]> {
+  let summary = "modified Bessel function of the first kind, order 1";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_i1e(Tensor self) -> Tensor
+def Torch_AtenSpecialI1eOp : Torch_ElementwiseOp<"special_i1e", [Pure]> {
+  let summary = "exp(-|self|) i1(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_log_ndtr(Tensor self) -> Tensor
+def Torch_AtenSpecialLogNdtrOp : Torch_ElementwiseOp<"special_log_ndtr", [Pure]> {
+  let summary = "log of the standard normal CDF";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_ndtri(Tensor self) -> Tensor
+def Torch_AtenSpecialNdtriOp : Torch_ElementwiseOp<"special_ndtri", [Pure]> {
+  let summary = "inverse of the standard normal CDF";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_xlog1py(Tensor self, Tensor other) -> Tensor
+def Torch_AtenSpecialXlog1pyOp : Torch_ElementwiseOp<"special_xlog1py", [Pure]> {
+  let summary = "self * log1p(other), 0 where self == 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenSpecialXlog1pyOtherScalarOp : Torch_ElementwiseOp<"special_xlog1py.other_scalar", [Pure]> {
+  let summary = "self * log1p(other), 0 where self == 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+def Torch_AtenSpecialXlog1pySelfScalarOp : Torch_ElementwiseOp<"special_xlog1py.self_scalar", [Pure]> {
+  let summary = "self * log1p(other), 0 where self == 0";
+  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1277,6 +2511,22 @@ def Torch_AtenStackOp : Torch_AtenOp<"stack", [Pure]> {
   let arguments = (ins Torch_List:$tensors, Torch_Int:$dim);
   let results = (outs Torch_VTensor:$result);
   let hasVerifier = 1;
+}
+
+// aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+def Torch_AtenStdCorrectionOp : Torch_AtenOp<"std.correction", [Pure]> {
+  let summary = "sqrt of var.correction";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
+def Torch_AtenStdMeanCorrectionOp : Torch_AtenOp<"std_mean.correction", [Pure]> {
+  let summary = "(std.correction, mean) over dims";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
@@ -1317,6 +2567,20 @@ def Torch_AtenTCopyOp : Torch_AtenOp<"t_copy", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::take(Tensor self, Tensor index) -> Tensor
+def Torch_AtenTakeOp : Torch_AtenOp<"take", [Pure]> {
+  let summary = "flat(self)[index] (negative indices wrap)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$index);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::tan(Tensor self) -> Tensor
+def Torch_AtenTanOp : Torch_ElementwiseOp<"tan", [Pure]> {
+  let summary = "tan(self)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::tanh(Tensor self) -> Tensor
 def Torch_AtenTanhOp : Torch_ElementwiseOp<"tanh", [Pure]> {
   let summary = "tanh(self)";
@@ -1331,6 +2595,14 @@ def Torch_AtenTanhBackwardOp : Torch_ElementwiseOp<"tanh_backward", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+def Torch_AtenThresholdOp : Torch_ElementwiseOp<"threshold", [Pure]> {
+  let summary = "self <= threshold ? value : self";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$threshold,
+                       Torch_Scalar:$value);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 def Torch_AtenThresholdBackwardOp : Torch_ElementwiseOp<"threshold_backward", [Pure]> {
   let summary = "self <= threshold ? 0 : grad_output";
@@ -1339,10 +2611,54 @@ def Torch_AtenThresholdBackwardOp : Torch_ElementwiseOp<"threshold_backward", [P
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+def Torch_AtenTopkOp : Torch_AtenOp<"topk", [Pure]> {
+  let summary = "(values, indices) of the k largest (smallest) along dim";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$k, Torch_Int:$dim,
+                       Torch_Bool:$largest, Torch_Bool:$sorted);
+  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
+}
+
+// aten::trace(Tensor self) -> Tensor
+def Torch_AtenTraceOp : Torch_AtenOp<"trace", [Pure]> {
+  let summary = "sum of the main diagonal of a matrix";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor
 def Torch_AtenTransposeCopyIntOp : Torch_AtenOp<"transpose_copy.int", [Pure]> {
   let summary = "swaps dims dim0 and dim1";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim0, Torch_Int:$dim1);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::tril(Tensor self, int diagonal=0) -> Tensor
+def Torch_AtenTrilOp : Torch_AtenOp<"tril", [Pure]> {
+  let summary = "self with elements above the diagonal zeroed";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::triu(Tensor self, int diagonal=0) -> Tensor
+def Torch_AtenTriuOp : Torch_AtenOp<"triu", [Pure]> {
+  let summary = "self with elements below the diagonal zeroed";
+  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::trunc(Tensor self) -> Tensor
+def Torch_AtenTruncOp : Torch_ElementwiseOp<"trunc", [Pure]> {
+  let summary = "trunc(self) (integers: a copy)";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
+def Torch_AtenUniformOp : Torch_AtenOp<"uniform", []> {
+  let summary = "uniform samples in [from, to) of self's shape";
+  let arguments = (ins Torch_VTensor:$self, Torch_Float:$from,
+                       Torch_Float:$to, Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1466,6 +2782,29 @@ def Torch_AtenUpsampleTrilinear3dBackwardOp : Torch_AtenOp<"upsample_trilinear3d
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
+def Torch_AtenVarCorrectionOp : Torch_AtenOp<"var.correction", [Pure]> {
+  let summary = "sum((x - mean)^2) / max(0, N - correction) over dims";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
+def Torch_AtenVarMeanCorrectionOp : Torch_AtenOp<"var_mean.correction", [Pure]> {
+  let summary = "(var.correction, mean) over dims";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
+}
+
+// aten::vdot(Tensor self, Tensor other) -> Tensor
+def Torch_AtenVdotOp : Torch_AtenOp<"vdot", [Pure]> {
+  let summary = "inner product of two 1-D tensors (conj of self)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::view_copy(Tensor self, SymInt[] size) -> Tensor
 def Torch_AtenViewCopyOp : Torch_AtenOp<"view_copy", [Pure]> {
   let summary = "reshape of a contiguous tensor (one size may be -1)";
@@ -1483,6 +2822,27 @@ def Torch_AtenWhereSelfOp : Torch_ElementwiseOp<"where.self", [Pure]> {
   }];
   let arguments = (ins Torch_VTensor:$condition, Torch_VTensor:$self,
                        Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+def Torch_AtenXlogyScalarOtherOp : Torch_ElementwiseOp<"xlogy.Scalar_Other", [Pure]> {
+  let summary = "self * log(other), 0 where self == 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+def Torch_AtenXlogyScalarSelfOp : Torch_ElementwiseOp<"xlogy.Scalar_Self", [Pure]> {
+  let summary = "self * log(other), 0 where self == 0";
+  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenXlogyTensorOp : Torch_ElementwiseOp<"xlogy.Tensor", [Pure]> {
+  let summary = "self * log(other), 0 where self == 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 193 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 171 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -416,22 +416,6 @@ def Torch_AtenAlignTensorsOp : Torch_AtenOp<"align_tensors", [Pure]> {
   let results = (outs Torch_List:$result);
 }
 
-// aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-def Torch_AtenAllDimOp : Torch_AtenOp<"all.dim", [Pure]> {
-  let summary = "`aten::all.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-def Torch_AtenAminOp : Torch_AtenOp<"amin", [Pure]> {
-  let summary = "`aten::amin`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::atleast_3d(Tensor self) -> Tensor
 def Torch_AtenAtleast3dOp : Torch_AtenOp<"atleast_3d", [Pure]> {
   let summary = "`aten::atleast_3d`";
@@ -503,13 +487,6 @@ def Torch_AtenBlackmanWindowOp : Torch_AtenOp<"blackman_window", [Pure]> {
 def Torch_AtenChannelShuffleOp : Torch_AtenOp<"channel_shuffle", [Pure]> {
   let summary = "`aten::channel_shuffle`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$groups);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
-def Torch_AtenClampMaxTensorOp : Torch_AtenOp<"clamp_max.Tensor", [Pure]> {
-  let summary = "`aten::clamp_max.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$max);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -625,13 +602,6 @@ def Torch_AtenEmbeddingBagPaddingIdxOp : Torch_AtenOp<"embedding_bag.padding_idx
                       Torch_VTensor:$result2, Torch_VTensor:$result3);
 }
 
-// aten::erfc(Tensor self) -> Tensor
-def Torch_AtenErfcOp : Torch_AtenOp<"erfc", [Pure]> {
-  let summary = "`aten::erfc`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::fake_quantize_per_channel_affine(Tensor self, Tensor scale, Tensor zero_point, int axis, int quant_min, int quant_max) -> Tensor
 def Torch_AtenFakeQuantizePerChannelAffineOp : Torch_AtenOp<"fake_quantize_per_channel_affine", [Pure]> {
   let summary = "`aten::fake_quantize_per_channel_affine`";
@@ -700,20 +670,6 @@ def Torch_AtenFftIhfftOp : Torch_AtenOp<"fft_ihfft", [Pure]> {
 def Torch_AtenFixOp : Torch_AtenOp<"fix", [Pure]> {
   let summary = "`aten::fix`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::floor_divide(Tensor self, Tensor other) -> Tensor
-def Torch_AtenFloorDivideOp : Torch_AtenOp<"floor_divide", [Pure]> {
-  let summary = "`aten::floor_divide`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::fmax(Tensor self, Tensor other) -> Tensor
-def Torch_AtenFmaxOp : Torch_AtenOp<"fmax", [Pure]> {
-  let summary = "`aten::fmax`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -848,15 +804,6 @@ def Torch_AtenIndexTensorOp : Torch_AtenOp<"index.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
-def Torch_AtenIndexAddOp : Torch_AtenOp<"index_add", [Pure]> {
-  let summary = "`aten::index_add`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$source,
-                       Torch_Scalar:$alpha);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::inverse(Tensor self) -> Tensor
 def Torch_AtenInverseOp : Torch_AtenOp<"inverse", [Pure]> {
   let summary = "`aten::inverse`";
@@ -886,20 +833,6 @@ def Torch_AtenIsinScalarTensorOp : Torch_AtenOp<"isin.Scalar_Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::isinf(Tensor self) -> Tensor
-def Torch_AtenIsinfOp : Torch_AtenOp<"isinf", [Pure]> {
-  let summary = "`aten::isinf`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::isnan(Tensor self) -> Tensor
-def Torch_AtenIsnanOp : Torch_AtenOp<"isnan", [Pure]> {
-  let summary = "`aten::isnan`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenKaiserWindowOp : Torch_AtenOp<"kaiser_window", [Pure]> {
   let summary = "`aten::kaiser_window`";
@@ -915,14 +848,6 @@ def Torch_AtenL1LossOp : Torch_AtenOp<"l1_loss", [Pure]> {
   let summary = "`aten::l1_loss`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
                        Torch_Int:$reduction);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-def Torch_AtenLerpTensorOp : Torch_AtenOp<"lerp.Tensor", [Pure]> {
-  let summary = "`aten::lerp.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$end,
-                       Torch_VTensor:$weight);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1001,13 +926,6 @@ def Torch_AtenLinalgSolveExOp : Torch_AtenOp<"linalg_solve_ex", [Pure]> {
   let results = (outs Torch_VTensor:$result, Torch_VTensor:$info);
 }
 
-// aten::logaddexp2(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogaddexp2Op : Torch_AtenOp<"logaddexp2", [Pure]> {
-  let summary = "`aten::logaddexp2`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::mH.a(Tensor(a) self) -> Tensor(a)
 def Torch_AtenMHAOp : Torch_AtenOp<"mH.a", [Pure]> {
   let summary = "`aten::mH.a`";
@@ -1029,24 +947,9 @@ def Torch_AtenMatrixExpOp : Torch_AtenOp<"matrix_exp", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def Torch_AtenMaxDimOp : Torch_AtenOp<"max.dim", [Pure]> {
-  let summary = "`aten::max.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
-}
-
 // aten::median(Tensor self) -> Tensor
 def Torch_AtenMedianOp : Torch_AtenOp<"median", [Pure]> {
   let summary = "`aten::median`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::min(Tensor self) -> Tensor
-def Torch_AtenMinOp : Torch_AtenOp<"min", [Pure]> {
-  let summary = "`aten::min`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -1129,14 +1032,6 @@ def Torch_AtenNllLossNdOp : Torch_AtenOp<"nll_loss_nd", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
-def Torch_AtenNormalTensorFloatOp : Torch_AtenOp<"normal.Tensor_float", []> {
-  let summary = "`aten::normal.Tensor_float`";
-  let arguments = (ins Torch_VTensor:$mean, Torch_Float:$std,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::not_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenNotEqualScalarOp : Torch_AtenOp<"not_equal.Scalar", [Pure]> {
   let summary = "`aten::not_equal.Scalar`";
@@ -1163,13 +1058,6 @@ def Torch_AtenPinMemoryOp : Torch_AtenOp<"pin_memory", [Pure]> {
 def Torch_AtenPixelShuffleOp : Torch_AtenOp<"pixel_shuffle", [Pure]> {
   let summary = "`aten::pixel_shuffle`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$upscale_factor);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::polygamma(int n, Tensor self) -> Tensor
-def Torch_AtenPolygammaOp : Torch_AtenOp<"polygamma", [Pure]> {
-  let summary = "`aten::polygamma`";
-  let arguments = (ins Torch_Int:$n, Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1241,13 +1129,6 @@ def Torch_AtenRandintOp : Torch_AtenOp<"randint", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::reflection_pad3d(Tensor self, int[6] padding) -> Tensor
-def Torch_AtenReflectionPad3dOp : Torch_AtenOp<"reflection_pad3d", [Pure]> {
-  let summary = "`aten::reflection_pad3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
 def Torch_AtenRenormOp : Torch_AtenOp<"renorm", [Pure]> {
   let summary = "`aten::renorm`";
@@ -1264,13 +1145,6 @@ def Torch_AtenRepeatInterleaveSelfTensorOp : Torch_AtenOp<"repeat_interleave.sel
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::replication_pad1d(Tensor self, int[2] padding) -> Tensor
-def Torch_AtenReplicationPad1dOp : Torch_AtenOp<"replication_pad1d", [Pure]> {
-  let summary = "`aten::replication_pad1d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def Torch_AtenReshapeOp : Torch_AtenOp<"reshape", [Pure]> {
   let summary = "`aten::reshape`";
@@ -1282,14 +1156,6 @@ def Torch_AtenReshapeOp : Torch_AtenOp<"reshape", [Pure]> {
 def Torch_AtenRowIndicesOp : Torch_AtenOp<"row_indices", [Pure]> {
   let summary = "`aten::row_indices`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-def Torch_AtenRsubScalarOp : Torch_AtenOp<"rsub.Scalar", [Pure]> {
-  let summary = "`aten::rsub.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other,
-                       Torch_Scalar:$alpha);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1382,20 +1248,6 @@ def Torch_AtenSpecialLegendrePolynomialPXScalarOp : Torch_AtenOp<"special_legend
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_log_ndtr(Tensor self) -> Tensor
-def Torch_AtenSpecialLogNdtrOp : Torch_AtenOp<"special_log_ndtr", [Pure]> {
-  let summary = "`aten::special_log_ndtr`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_ndtri(Tensor self) -> Tensor
-def Torch_AtenSpecialNdtriOp : Torch_AtenOp<"special_ndtri", [Pure]> {
-  let summary = "`aten::special_ndtri`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
 def Torch_AtenSpecialShiftedChebyshevPolynomialTXScalarOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_t.x_scalar", [Pure]> {
   let summary = "`aten::special_shifted_chebyshev_polynomial_t.x_scalar`";
@@ -1436,14 +1288,6 @@ def Torch_AtenStdDimOp : Torch_AtenOp<"std.dim", [Pure]> {
 def Torch_AtenStdMeanOp : Torch_AtenOp<"std_mean", [Pure]> {
   let summary = "`aten::std_mean`";
   let arguments = (ins Torch_VTensor:$self, Torch_Bool:$unbiased);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::std_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
-def Torch_AtenStdMeanCorrectionOp : Torch_AtenOp<"std_mean.correction", [Pure]> {
-  let summary = "`aten::std_mean.correction`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
@@ -1546,14 +1390,6 @@ def Torch_AtenUpsampleNearest3dVecOp : Torch_AtenOp<"upsample_nearest3d.vec", [P
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$output_size,
                        Torch_OptionalList:$scale_factors);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::var_mean.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> (Tensor, Tensor)
-def Torch_AtenVarMeanCorrectionOp : Torch_AtenOp<"var_mean.correction", [Pure]> {
-  let summary = "`aten::var_mean.correction`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)

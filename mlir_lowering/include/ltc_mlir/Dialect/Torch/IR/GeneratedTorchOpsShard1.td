@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 177 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 152 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -433,29 +433,6 @@ def Torch_AtenAdjointOp : Torch_AtenOp<"adjoint", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-def Torch_AtenAmaxOp : Torch_AtenOp<"amax", [Pure]> {
-  let summary = "`aten::amax`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::angle(Tensor self) -> Tensor
-def Torch_AtenAngleOp : Torch_AtenOp<"angle", [Pure]> {
-  let summary = "`aten::angle`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-def Torch_AtenAnyDimOp : Torch_AtenOp<"any.dim", [Pure]> {
-  let summary = "`aten::any.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::arccos(Tensor self) -> Tensor
 def Torch_AtenArccosOp : Torch_AtenOp<"arccos", [Pure]> {
   let summary = "`aten::arccos`";
@@ -478,22 +455,6 @@ def Torch_AtenBilinearOp : Torch_AtenOp<"bilinear", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
-def Torch_AtenBinaryCrossEntropyBackwardOp : Torch_AtenOp<"binary_cross_entropy_backward", [Pure]> {
-  let summary = "`aten::binary_cross_entropy_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$target, Torch_OptionalVTensor:$weight,
-                       Torch_Int:$reduction);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenBitwiseAndTensorOp : Torch_AtenOp<"bitwise_and.Tensor", [Pure]> {
-  let summary = "`aten::bitwise_and.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenBitwiseLeftShiftTensorScalarOp : Torch_AtenOp<"bitwise_left_shift.Tensor_Scalar", [Pure]> {
   let summary = "`aten::bitwise_left_shift.Tensor_Scalar`";
@@ -505,13 +466,6 @@ def Torch_AtenBitwiseLeftShiftTensorScalarOp : Torch_AtenOp<"bitwise_left_shift.
 def Torch_AtenBitwiseRightShiftScalarTensorOp : Torch_AtenOp<"bitwise_right_shift.Scalar_Tensor", [Pure]> {
   let summary = "`aten::bitwise_right_shift.Scalar_Tensor`";
   let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenBitwiseXorScalarOp : Torch_AtenOp<"bitwise_xor.Scalar", [Pure]> {
-  let summary = "`aten::bitwise_xor.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -536,14 +490,6 @@ def Torch_AtenChooseQparamsOptimizedOp : Torch_AtenOp<"choose_qparams_optimized"
                        Torch_Int:$n_bins, Torch_Float:$ratio,
                        Torch_Int:$bit_width);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-def Torch_AtenClampTensorOp : Torch_AtenOp<"clamp.Tensor", [Pure]> {
-  let summary = "`aten::clamp.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalVTensor:$min,
-                       Torch_OptionalVTensor:$max);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::complex(Tensor real, Tensor imag) -> Tensor
@@ -725,20 +671,6 @@ def Torch_AtenFloatPowerTensorTensorOp : Torch_AtenOp<"float_power.Tensor_Tensor
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::fmin(Tensor self, Tensor other) -> Tensor
-def Torch_AtenFminOp : Torch_AtenOp<"fmin", [Pure]> {
-  let summary = "`aten::fmin`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::frac(Tensor self) -> Tensor
-def Torch_AtenFracOp : Torch_AtenOp<"frac", [Pure]> {
-  let summary = "`aten::frac`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def Torch_AtenFullLikeOp : Torch_AtenOp<"full_like", [Pure]> {
   let summary = "`aten::full_like`";
@@ -775,35 +707,11 @@ def Torch_AtenGruDataOp : Torch_AtenOp<"gru.data", [Pure]> {
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
-def Torch_AtenHardshrinkBackwardOp : Torch_AtenOp<"hardshrink_backward", [Pure]> {
-  let summary = "`aten::hardshrink_backward`";
-  let arguments = (ins Torch_VTensor:$grad_out, Torch_VTensor:$self,
-                       Torch_Scalar:$lambd);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
 def Torch_AtenHistcOp : Torch_AtenOp<"histc", [Pure]> {
   let summary = "`aten::histc`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$bins,
                        Torch_Scalar:$min, Torch_Scalar:$max);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::huber_loss(Tensor self, Tensor target, int reduction=1, float delta=1.) -> Tensor
-def Torch_AtenHuberLossOp : Torch_AtenOp<"huber_loss", [Pure]> {
-  let summary = "`aten::huber_loss`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
-                       Torch_Int:$reduction, Torch_Float:$delta);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
-def Torch_AtenIndexCopyOp : Torch_AtenOp<"index_copy", [Pure]> {
-  let summary = "`aten::index_copy`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$source);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -842,13 +750,6 @@ def Torch_AtenIsinTensorTensorOp : Torch_AtenOp<"isin.Tensor_Tensor", [Pure]> {
   let summary = "`aten::isin.Tensor_Tensor`";
   let arguments = (ins Torch_VTensor:$elements, Torch_VTensor:$test_elements,
                        Torch_Bool:$assume_unique, Torch_Bool:$invert);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::isneginf(Tensor self) -> Tensor
-def Torch_AtenIsneginfOp : Torch_AtenOp<"isneginf", [Pure]> {
-  let summary = "`aten::isneginf`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -933,13 +834,6 @@ def Torch_AtenMaskedSelectBackwardOp : Torch_AtenOp<"masked_select_backward", [P
 def Torch_AtenMatrixExpBackwardOp : Torch_AtenOp<"matrix_exp_backward", [Pure]> {
   let summary = "`aten::matrix_exp_backward`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$grad);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::max(Tensor self) -> Tensor
-def Torch_AtenMaxOp : Torch_AtenOp<"max", [Pure]> {
-  let summary = "`aten::max`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1031,14 +925,6 @@ def Torch_AtenNllLoss2dOp : Torch_AtenOp<"nll_loss2d", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
-def Torch_AtenNormalFloatTensorOp : Torch_AtenOp<"normal.float_Tensor", []> {
-  let summary = "`aten::normal.float_Tensor`";
-  let arguments = (ins Torch_Float:$mean, Torch_VTensor:$std,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::normal.float_float(float mean, float std, int[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenNormalFloatFloatOp : Torch_AtenOp<"normal.float_float", []> {
   let summary = "`aten::normal.float_float`";
@@ -1080,14 +966,6 @@ def Torch_AtenPoissonNllLossOp : Torch_AtenOp<"poisson_nll_loss", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::prelu_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
-def Torch_AtenPreluBackwardOp : Torch_AtenOp<"prelu_backward", [Pure]> {
-  let summary = "`aten::prelu_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$weight);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
 // aten::quantized_max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], int[1] dilation=[1], bool ceil_mode=False) -> Tensor
 def Torch_AtenQuantizedMaxPool1dOp : Torch_AtenOp<"quantized_max_pool1d", [Pure]> {
   let summary = "`aten::quantized_max_pool1d`";
@@ -1125,31 +1003,10 @@ def Torch_AtenRangeOp : Torch_AtenOp<"range", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::reciprocal(Tensor self) -> Tensor
-def Torch_AtenReciprocalOp : Torch_AtenOp<"reciprocal", [Pure]> {
-  let summary = "`aten::reciprocal`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::reflection_pad2d(Tensor self, int[4] padding) -> Tensor
-def Torch_AtenReflectionPad2dOp : Torch_AtenOp<"reflection_pad2d", [Pure]> {
-  let summary = "`aten::reflection_pad2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def Torch_AtenRemainderScalarTensorOp : Torch_AtenOp<"remainder.Scalar_Tensor", [Pure]> {
   let summary = "`aten::remainder.Scalar_Tensor`";
   let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenRemainderTensorOp : Torch_AtenOp<"remainder.Tensor", [Pure]> {
-  let summary = "`aten::remainder.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1181,23 +1038,6 @@ def Torch_AtenScalarTensorOp : Torch_AtenOp<"scalar_tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-def Torch_AtenScatterReduceOp : Torch_AtenOp<"scatter.reduce", [Pure]> {
-  let summary = "`aten::scatter.reduce`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$src,
-                       Torch_Str:$reduce);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
-def Torch_AtenScatterValueOp : Torch_AtenOp<"scatter.value", [Pure]> {
-  let summary = "`aten::scatter.value`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_Scalar:$value);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::segment_reduce(Tensor data, str reduce, *, Tensor? lengths=None, Tensor? indices=None, Tensor? offsets=None, int axis=0, bool unsafe=False, Scalar? initial=None) -> Tensor
 def Torch_AtenSegmentReduceOp : Torch_AtenOp<"segment_reduce", [Pure]> {
   let summary = "`aten::segment_reduce`";
@@ -1215,23 +1055,6 @@ def Torch_AtenSlowConv3dOp : Torch_AtenOp<"slow_conv3d", [Pure]> {
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$weight,
                        Torch_List:$kernel_size, Torch_OptionalVTensor:$bias,
                        Torch_List:$stride, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
-def Torch_AtenSmoothL1LossBackwardOp : Torch_AtenOp<"smooth_l1_loss_backward", [Pure]> {
-  let summary = "`aten::smooth_l1_loss_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$target, Torch_Int:$reduction,
-                       Torch_Float:$beta);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor
-def Torch_AtenSoftMarginLossBackwardOp : Torch_AtenOp<"soft_margin_loss_backward", [Pure]> {
-  let summary = "`aten::soft_margin_loss_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$target, Torch_Int:$reduction);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1318,13 +1141,6 @@ def Torch_AtenSpecialSincOp : Torch_AtenOp<"special_sinc", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_xlog1py(Tensor self, Tensor other) -> Tensor
-def Torch_AtenSpecialXlog1pyOp : Torch_AtenOp<"special_xlog1py", [Pure]> {
-  let summary = "`aten::special_xlog1py`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::split(Tensor(a -> *) self, int[] split_sizes, int dim=0) -> Tensor(a)[]
 def Torch_AtenSplitOp : Torch_AtenOp<"split", [Pure]> {
   let summary = "`aten::split`";
@@ -1385,13 +1201,6 @@ def Torch_AtenToPrimOtherOp : Torch_AtenOp<"to.prim_other", [Pure]> {
 def Torch_AtenToDenseOp : Torch_AtenOp<"to_dense", [Pure]> {
   let summary = "`aten::to_dense`";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::trace(Tensor self) -> Tensor
-def Torch_AtenTraceOp : Torch_AtenOp<"trace", [Pure]> {
-  let summary = "`aten::trace`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 153 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 131 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -397,14 +397,6 @@ def Torch_AtenUpsampleNearestExact1dBackwardVecOp : Torch_AtenOp<"_upsample_near
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-def Torch_AtenArgmaxOp : Torch_AtenOp<"argmax", [Pure]> {
-  let summary = "`aten::argmax`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 def Torch_AtenAsStridedOp : Torch_AtenOp<"as_strided", [Pure]> {
   let summary = "`aten::as_strided`";
@@ -418,13 +410,6 @@ def Torch_AtenAsTensorBoolOp : Torch_AtenOp<"as_tensor.bool", [Pure]> {
   let summary = "`aten::as_tensor.bool`";
   let arguments = (ins Torch_Bool:$t, Torch_OptionalInt:$dtype,
                        Torch_OptionalDevice:$device);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::asin(Tensor self) -> Tensor
-def Torch_AtenAsinOp : Torch_AtenOp<"asin", [Pure]> {
-  let summary = "`aten::asin`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -449,14 +434,6 @@ def Torch_AtenBartlettWindowPeriodicOp : Torch_AtenOp<"bartlett_window.periodic"
                        Torch_OptionalInt:$dtype, Torch_OptionalInt:$layout,
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
-def Torch_AtenBernoulliOp : Torch_AtenOp<"bernoulli", []> {
-  let summary = "`aten::bernoulli`";
-  let arguments = (ins Torch_VTensor:$self,
-                       Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -550,13 +527,6 @@ def Torch_AtenCopyOp : Torch_AtenOp<"copy", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
-def Torch_AtenCountNonzeroDimIntListOp : Torch_AtenOp<"count_nonzero.dim_IntList", [Pure]> {
-  let summary = "`aten::count_nonzero.dim_IntList`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 def Torch_AtenCovOp : Torch_AtenOp<"cov", [Pure]> {
   let summary = "`aten::cov`";
@@ -588,21 +558,6 @@ def Torch_AtenCudnnIsAcceptableOp : Torch_AtenOp<"cudnn_is_acceptable", [Pure]> 
 def Torch_AtenDequantizeSelfOp : Torch_AtenOp<"dequantize.self", [Pure]> {
   let summary = "`aten::dequantize.self`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::diag(Tensor self, int diagonal=0) -> Tensor
-def Torch_AtenDiagOp : Torch_AtenOp<"diag", [Pure]> {
-  let summary = "`aten::diag`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-def Torch_AtenDivScalarModeOp : Torch_AtenOp<"div.Scalar_mode", [Pure]> {
-  let summary = "`aten::div.Scalar_mode`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other,
-                       Torch_OptionalStr:$rounding_mode);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -654,13 +609,6 @@ def Torch_AtenFliplrOp : Torch_AtenOp<"fliplr", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenFmodScalarOp : Torch_AtenOp<"fmod.Scalar", [Pure]> {
-  let summary = "`aten::fmod.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::gcd(Tensor self, Tensor other) -> Tensor
 def Torch_AtenGcdOp : Torch_AtenOp<"gcd", [Pure]> {
   let summary = "`aten::gcd`";
@@ -682,21 +630,6 @@ def Torch_AtenHistogramBinsTensorOp : Torch_AtenOp<"histogram.bins_tensor", [Pur
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$bins,
                        Torch_OptionalVTensor:$weight, Torch_Bool:$density);
   let results = (outs Torch_VTensor:$hist, Torch_VTensor:$bin_edges);
-}
-
-// aten::hypot(Tensor self, Tensor other) -> Tensor
-def Torch_AtenHypotOp : Torch_AtenOp<"hypot", [Pure]> {
-  let summary = "`aten::hypot`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
-def Torch_AtenIndexFillIntTensorOp : Torch_AtenOp<"index_fill.int_Tensor", [Pure]> {
-  let summary = "`aten::index_fill.int_Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$value);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::index_select_backward(Tensor grad, int[] self_sizes, int dim, Tensor index) -> Tensor
@@ -759,20 +692,6 @@ def Torch_AtenLinalgLuSolveOp : Torch_AtenOp<"linalg_lu_solve", [Pure]> {
   let arguments = (ins Torch_VTensor:$LU, Torch_VTensor:$pivots,
                        Torch_VTensor:$B, Torch_Bool:$left,
                        Torch_Bool:$adjoint);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::log2(Tensor self) -> Tensor
-def Torch_AtenLog2Op : Torch_AtenOp<"log2", [Pure]> {
-  let summary = "`aten::log2`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logit(Tensor self, float? eps=None) -> Tensor
-def Torch_AtenLogitOp : Torch_AtenOp<"logit", [Pure]> {
-  let summary = "`aten::logit`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalFloat:$eps);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -852,22 +771,6 @@ def Torch_AtenNewOnesOp : Torch_AtenOp<"new_ones", [Pure]> {
                        Torch_OptionalInt:$dtype, Torch_OptionalInt:$layout,
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
-def Torch_AtenNormalTensorTensorOp : Torch_AtenOp<"normal.Tensor_Tensor", []> {
-  let summary = "`aten::normal.Tensor_Tensor`";
-  let arguments = (ins Torch_VTensor:$mean, Torch_VTensor:$std,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
-def Torch_AtenNormalFunctionalOp : Torch_AtenOp<"normal_functional", []> {
-  let summary = "`aten::normal_functional`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Float:$mean,
-                       Torch_Float:$std, Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -982,28 +885,6 @@ def Torch_AtenRefineNamesOp : Torch_AtenOp<"refine_names", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::reflection_pad1d(Tensor self, int[2] padding) -> Tensor
-def Torch_AtenReflectionPad1dOp : Torch_AtenOp<"reflection_pad1d", [Pure]> {
-  let summary = "`aten::reflection_pad1d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::reflection_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
-def Torch_AtenReflectionPad1dBackwardOp : Torch_AtenOp<"reflection_pad1d_backward", [Pure]> {
-  let summary = "`aten::reflection_pad1d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::replication_pad3d(Tensor self, int[6] padding) -> Tensor
-def Torch_AtenReplicationPad3dOp : Torch_AtenOp<"replication_pad3d", [Pure]> {
-  let summary = "`aten::replication_pad3d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::resize(Tensor self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor
 def Torch_AtenResizeOp : Torch_AtenOp<"resize", [Pure]> {
   let summary = "`aten::resize`";
@@ -1033,48 +914,11 @@ def Torch_AtenRowStackOp : Torch_AtenOp<"row_stack", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::signbit(Tensor self) -> Tensor
-def Torch_AtenSignbitOp : Torch_AtenOp<"signbit", [Pure]> {
-  let summary = "`aten::signbit`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::sinc(Tensor self) -> Tensor
-def Torch_AtenSincOp : Torch_AtenOp<"sinc", [Pure]> {
-  let summary = "`aten::sinc`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::sinh(Tensor self) -> Tensor
-def Torch_AtenSinhOp : Torch_AtenOp<"sinh", [Pure]> {
-  let summary = "`aten::sinh`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::size(Tensor self) -> int[]
 def Torch_AtenSizeOp : Torch_AtenOp<"size", [Pure]> {
   let summary = "`aten::size`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_List:$result);
-}
-
-// aten::softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
-def Torch_AtenSoftshrinkBackwardOp : Torch_AtenOp<"softshrink_backward", [Pure]> {
-  let summary = "`aten::softshrink_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Scalar:$lambd);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-def Torch_AtenSortOp : Torch_AtenOp<"sort", [Pure]> {
-  let summary = "`aten::sort`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$descending);
-  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
 // aten::special_bessel_j1(Tensor self) -> Tensor
@@ -1101,13 +945,6 @@ def Torch_AtenSpecialChebyshevPolynomialWNScalarOp : Torch_AtenOp<"special_cheby
 // aten::special_expm1(Tensor self) -> Tensor
 def Torch_AtenSpecialExpm1Op : Torch_AtenOp<"special_expm1", [Pure]> {
   let summary = "`aten::special_expm1`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_i1(Tensor self) -> Tensor
-def Torch_AtenSpecialI1Op : Torch_AtenOp<"special_i1", [Pure]> {
-  let summary = "`aten::special_i1`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 159 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 137 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -349,27 +349,10 @@ def Torch_AtenUpsampleNearestExact3dBackwardVecOp : Torch_AtenOp<"_upsample_near
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-def Torch_AtenAddmvOp : Torch_AtenOp<"addmv", [Pure]> {
-  let summary = "`aten::addmv`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat,
-                       Torch_VTensor:$vec, Torch_Scalar:$beta,
-                       Torch_Scalar:$alpha);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::arctan(Tensor self) -> Tensor
 def Torch_AtenArctanOp : Torch_AtenOp<"arctan", [Pure]> {
   let summary = "`aten::arctan`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-def Torch_AtenArgminOp : Torch_AtenOp<"argmin", [Pure]> {
-  let summary = "`aten::argmin`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
-                       Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -410,13 +393,6 @@ def Torch_AtenBinomialOp : Torch_AtenOp<"binomial", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenBitwiseOrScalarOp : Torch_AtenOp<"bitwise_or.Scalar", [Pure]> {
-  let summary = "`aten::bitwise_or.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def Torch_AtenBitwiseXorScalarTensorOp : Torch_AtenOp<"bitwise_xor.Scalar_Tensor", [Pure]> {
   let summary = "`aten::bitwise_xor.Scalar_Tensor`";
@@ -449,20 +425,6 @@ def Torch_AtenConjOp : Torch_AtenOp<"conj", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenCopysignTensorOp : Torch_AtenOp<"copysign.Tensor", [Pure]> {
-  let summary = "`aten::copysign.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::cosh(Tensor self) -> Tensor
-def Torch_AtenCoshOp : Torch_AtenOp<"cosh", [Pure]> {
-  let summary = "`aten::cosh`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::crow_indices(Tensor(a) self) -> Tensor(a)
 def Torch_AtenCrowIndicesOp : Torch_AtenOp<"crow_indices", [Pure]> {
   let summary = "`aten::crow_indices`";
@@ -477,14 +439,6 @@ def Torch_AtenCtcLossTensorOp : Torch_AtenOp<"ctc_loss.Tensor", [Pure]> {
                        Torch_VTensor:$input_lengths,
                        Torch_VTensor:$target_lengths, Torch_Int:$blank,
                        Torch_Int:$reduction, Torch_Bool:$zero_infinity);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenCumprodOp : Torch_AtenOp<"cumprod", [Pure]> {
-  let summary = "`aten::cumprod`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -527,13 +481,6 @@ def Torch_AtenDivideScalarModeOp : Torch_AtenOp<"divide.Scalar_mode", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::dot(Tensor self, Tensor tensor) -> Tensor
-def Torch_AtenDotOp : Torch_AtenOp<"dot", [Pure]> {
-  let summary = "`aten::dot`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$tensor);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::element_size(Tensor self) -> int
 def Torch_AtenElementSizeOp : Torch_AtenOp<"element_size", [Pure]> {
   let summary = "`aten::element_size`";
@@ -570,20 +517,6 @@ def Torch_AtenEqTensorListOp : Torch_AtenOp<"eq.Tensor_list", [Pure]> {
   let summary = "`aten::eq.Tensor_list`";
   let arguments = (ins Torch_List:$a, Torch_List:$b);
   let results = (outs Torch_Bool:$result);
-}
-
-// aten::exp2(Tensor self) -> Tensor
-def Torch_AtenExp2Op : Torch_AtenOp<"exp2", [Pure]> {
-  let summary = "`aten::exp2`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::expm1(Tensor self) -> Tensor
-def Torch_AtenExpm1Op : Torch_AtenOp<"expm1", [Pure]> {
-  let summary = "`aten::expm1`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::fake_quantize_per_tensor_affine_cachemask(Tensor self, float scale, int zero_point, int quant_min, int quant_max) -> (Tensor output, Tensor mask)
@@ -754,13 +687,6 @@ def Torch_AtenIsSetToOp : Torch_AtenOp<"is_set_to", [Pure]> {
   let results = (outs Torch_Bool:$result);
 }
 
-// aten::isposinf(Tensor self) -> Tensor
-def Torch_AtenIsposinfOp : Torch_AtenOp<"isposinf", [Pure]> {
-  let summary = "`aten::isposinf`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
 def Torch_AtenIstftOp : Torch_AtenOp<"istft", [Pure]> {
   let summary = "`aten::istft`";
@@ -823,15 +749,6 @@ def Torch_AtenLinalgTensorsolveOp : Torch_AtenOp<"linalg_tensorsolve", [Pure]> {
   let summary = "`aten::linalg_tensorsolve`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
                        Torch_OptionalList:$dims);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenLinalgVectorNormOp : Torch_AtenOp<"linalg_vector_norm", [Pure]> {
-  let summary = "`aten::linalg_vector_norm`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$ord,
-                       Torch_OptionalList:$dim, Torch_Bool:$keepdim,
-                       Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -966,14 +883,6 @@ def Torch_AtenNanquantileOp : Torch_AtenOp<"nanquantile", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenNansumOp : Torch_AtenOp<"nansum", [Pure]> {
-  let summary = "`aten::nansum`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 def Torch_AtenNarrowCopyOp : Torch_AtenOp<"narrow_copy", [Pure]> {
   let summary = "`aten::narrow_copy`";
@@ -996,14 +905,6 @@ def Torch_AtenNonzeroOp : Torch_AtenOp<"nonzero", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::norm.ScalarOpt_dim_dtype(Tensor self, Scalar? p, int[1] dim, bool keepdim, *, ScalarType dtype) -> Tensor
-def Torch_AtenNormScalarOptDimDtypeOp : Torch_AtenOp<"norm.ScalarOpt_dim_dtype", [Pure]> {
-  let summary = "`aten::norm.ScalarOpt_dim_dtype`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
-                       Torch_List:$dim, Torch_Bool:$keepdim, Torch_Int:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor
 def Torch_AtenNormExceptDimOp : Torch_AtenOp<"norm_except_dim", [Pure]> {
   let summary = "`aten::norm_except_dim`";
@@ -1015,13 +916,6 @@ def Torch_AtenNormExceptDimOp : Torch_AtenOp<"norm_except_dim", [Pure]> {
 def Torch_AtenPermuteOp : Torch_AtenOp<"permute", [Pure]> {
   let summary = "`aten::permute`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$dims);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-def Torch_AtenPowScalarOp : Torch_AtenOp<"pow.Scalar", [Pure]> {
-  let summary = "`aten::pow.Scalar`";
-  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$exponent);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1047,34 +941,11 @@ def Torch_AtenRandintLowGeneratorOp : Torch_AtenOp<"randint.low_generator", []> 
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::reflection_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
-def Torch_AtenReflectionPad2dBackwardOp : Torch_AtenOp<"reflection_pad2d_backward", [Pure]> {
-  let summary = "`aten::reflection_pad2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::reflection_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
-def Torch_AtenReflectionPad3dBackwardOp : Torch_AtenOp<"reflection_pad3d_backward", [Pure]> {
-  let summary = "`aten::reflection_pad3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::repeat_interleave.self_int(Tensor self, int repeats, int? dim=None, *, int? output_size=None) -> Tensor
 def Torch_AtenRepeatInterleaveSelfIntOp : Torch_AtenOp<"repeat_interleave.self_int", [Pure]> {
   let summary = "`aten::repeat_interleave.self_int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$repeats,
                        Torch_OptionalInt:$dim, Torch_OptionalInt:$output_size);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::replication_pad2d(Tensor self, int[4] padding) -> Tensor
-def Torch_AtenReplicationPad2dOp : Torch_AtenOp<"replication_pad2d", [Pure]> {
-  let summary = "`aten::replication_pad2d`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$padding);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1099,14 +970,6 @@ def Torch_AtenRnnReluCellOp : Torch_AtenOp<"rnn_relu_cell", [Pure]> {
 def Torch_AtenRowIndicesCopyOp : Torch_AtenOp<"row_indices_copy", [Pure]> {
   let summary = "`aten::row_indices_copy`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::soft_margin_loss(Tensor self, Tensor target, int reduction=1) -> Tensor
-def Torch_AtenSoftMarginLossOp : Torch_AtenOp<"soft_margin_loss", [Pure]> {
-  let summary = "`aten::soft_margin_loss`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
-                       Torch_Int:$reduction);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1188,25 +1051,10 @@ def Torch_AtenSpecialShiftedChebyshevPolynomialWXScalarOp : Torch_AtenOp<"specia
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
-def Torch_AtenSpecialXlog1pySelfScalarOp : Torch_AtenOp<"special_xlog1py.self_scalar", [Pure]> {
-  let summary = "`aten::special_xlog1py.self_scalar`";
-  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenSpecialZetaOtherScalarOp : Torch_AtenOp<"special_zeta.other_scalar", [Pure]> {
   let summary = "`aten::special_zeta.other_scalar`";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::std.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
-def Torch_AtenStdCorrectionOp : Torch_AtenOp<"std.correction", [Pure]> {
-  let summary = "`aten::std.correction`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1222,13 +1070,6 @@ def Torch_AtenSymStrideOp : Torch_AtenOp<"sym_stride", [Pure]> {
   let summary = "`aten::sym_stride`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_List:$result);
-}
-
-// aten::take(Tensor self, Tensor index) -> Tensor
-def Torch_AtenTakeOp : Torch_AtenOp<"take", [Pure]> {
-  let summary = "`aten::take`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$index);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
@@ -1295,14 +1136,6 @@ def Torch_AtenValueSelectingReductionBackwardOp : Torch_AtenOp<"value_selecting_
   let arguments = (ins Torch_VTensor:$grad, Torch_Int:$dim,
                        Torch_VTensor:$indices, Torch_List:$sizes,
                        Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::var.correction(Tensor self, int[1]? dim, *, int? correction, bool keepdim=False) -> Tensor
-def Torch_AtenVarCorrectionOp : Torch_AtenOp<"var.correction", [Pure]> {
-  let summary = "`aten::var.correction`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_OptionalInt:$correction, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 

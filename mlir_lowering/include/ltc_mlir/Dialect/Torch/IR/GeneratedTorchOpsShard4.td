@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 160 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 140 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -347,15 +347,6 @@ def Torch_AtenAdaptiveAvgPool3dOp : Torch_AtenOp<"adaptive_avg_pool3d", [Pure]> 
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-def Torch_AtenAddbmmOp : Torch_AtenOp<"addbmm", [Pure]> {
-  let summary = "`aten::addbmm`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$batch1,
-                       Torch_VTensor:$batch2, Torch_Scalar:$beta,
-                       Torch_Scalar:$alpha);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::alias(Tensor(a) self) -> Tensor(a)
 def Torch_AtenAliasOp : Torch_AtenOp<"alias", [Pure]> {
   let summary = "`aten::alias`";
@@ -370,35 +361,12 @@ def Torch_AtenAlignToOp : Torch_AtenOp<"align_to", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
-def Torch_AtenAminmaxOp : Torch_AtenOp<"aminmax", [Pure]> {
-  let summary = "`aten::aminmax`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$min, Torch_VTensor:$max);
-}
-
-// aten::any(Tensor self) -> Tensor
-def Torch_AtenAnyOp : Torch_AtenOp<"any", [Pure]> {
-  let summary = "`aten::any`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=[0], bool ceil_mode=False, bool count_include_pad=True) -> Tensor
 def Torch_AtenAvgPool1dOp : Torch_AtenOp<"avg_pool1d", [Pure]> {
   let summary = "`aten::avg_pool1d`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$kernel_size,
                        Torch_List:$stride, Torch_List:$padding,
                        Torch_Bool:$ceil_mode, Torch_Bool:$count_include_pad);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=1) -> Tensor
-def Torch_AtenBinaryCrossEntropyOp : Torch_AtenOp<"binary_cross_entropy", [Pure]> {
-  let summary = "`aten::binary_cross_entropy`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
-                       Torch_OptionalVTensor:$weight, Torch_Int:$reduction);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -420,20 +388,6 @@ def Torch_AtenBincountOp : Torch_AtenOp<"bincount", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenBitwiseAndScalarOp : Torch_AtenOp<"bitwise_and.Scalar", [Pure]> {
-  let summary = "`aten::bitwise_and.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenBitwiseXorTensorOp : Torch_AtenOp<"bitwise_xor.Tensor", [Pure]> {
-  let summary = "`aten::bitwise_xor.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::broadcast_to(Tensor(a) self, int[] size) -> Tensor(a)
 def Torch_AtenBroadcastToOp : Torch_AtenOp<"broadcast_to", [Pure]> {
   let summary = "`aten::broadcast_to`";
@@ -452,13 +406,6 @@ def Torch_AtenCcolIndicesOp : Torch_AtenOp<"ccol_indices", [Pure]> {
 def Torch_AtenCholeskyOp : Torch_AtenOp<"cholesky", [Pure]> {
   let summary = "`aten::cholesky`";
   let arguments = (ins Torch_VTensor:$self, Torch_Bool:$upper);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
-def Torch_AtenClampMinTensorOp : Torch_AtenOp<"clamp_min.Tensor", [Pure]> {
-  let summary = "`aten::clamp_min.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$min);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -574,14 +521,6 @@ def Torch_AtenEmptyStridedOp : Torch_AtenOp<"empty_strided", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
-def Torch_AtenExponentialOp : Torch_AtenOp<"exponential", []> {
-  let summary = "`aten::exponential`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Float:$lambd,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::fake_quantize_per_channel_affine_cachemask_backward(Tensor grad, Tensor mask) -> Tensor
 def Torch_AtenFakeQuantizePerChannelAffineCachemaskBackwardOp : Torch_AtenOp<"fake_quantize_per_channel_affine_cachemask_backward", [Pure]> {
   let summary = "`aten::fake_quantize_per_channel_affine_cachemask_backward`";
@@ -635,14 +574,6 @@ def Torch_AtenFrobeniusNormDimOp : Torch_AtenOp<"frobenius_norm.dim", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
-def Torch_AtenGluBackwardOp : Torch_AtenOp<"glu_backward", [Pure]> {
-  let summary = "`aten::glu_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::gradient.tensorarray(Tensor self, *, Tensor[] spacing, int[] dim, int edge_order=1) -> Tensor[]
 def Torch_AtenGradientTensorarrayOp : Torch_AtenOp<"gradient.tensorarray", [Pure]> {
   let summary = "`aten::gradient.tensorarray`";
@@ -683,13 +614,6 @@ def Torch_AtenHammingWindowPeriodicAlphaOp : Torch_AtenOp<"hamming_window.period
                        Torch_OptionalInt:$layout,
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
-def Torch_AtenHardshrinkOp : Torch_AtenOp<"hardshrink", [Pure]> {
-  let summary = "`aten::hardshrink`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lambd);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -883,26 +807,11 @@ def Torch_AtenMultiplyTensorOp : Torch_AtenOp<"multiply.Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::mv(Tensor self, Tensor vec) -> Tensor
-def Torch_AtenMvOp : Torch_AtenOp<"mv", [Pure]> {
-  let summary = "`aten::mv`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$vec);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, int length) -> Tensor(a)
 def Torch_AtenNarrowTensorOp : Torch_AtenOp<"narrow.Tensor", [Pure]> {
   let summary = "`aten::narrow.Tensor`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
                        Torch_VTensor:$start, Torch_Int:$length);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-def Torch_AtenNormScalarOptDimOp : Torch_AtenOp<"norm.ScalarOpt_dim", [Pure]> {
-  let summary = "`aten::norm.ScalarOpt_dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
-                       Torch_List:$dim, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -989,21 +898,6 @@ def Torch_AtenRandpermOp : Torch_AtenOp<"randperm", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenRemainderScalarOp : Torch_AtenOp<"remainder.Scalar", [Pure]> {
-  let summary = "`aten::remainder.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::replication_pad1d_backward(Tensor grad_output, Tensor self, int[2] padding) -> Tensor
-def Torch_AtenReplicationPad1dBackwardOp : Torch_AtenOp<"replication_pad1d_backward", [Pure]> {
-  let summary = "`aten::replication_pad1d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::resize_as(Tensor self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor
 def Torch_AtenResizeAsOp : Torch_AtenOp<"resize_as", [Pure]> {
   let summary = "`aten::resize_as`";
@@ -1019,14 +913,6 @@ def Torch_AtenRreluWithNoiseBackwardOp : Torch_AtenOp<"rrelu_with_noise_backward
                        Torch_VTensor:$noise, Torch_Scalar:$lower,
                        Torch_Scalar:$upper, Torch_Bool:$training,
                        Torch_Bool:$self_is_result);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-def Torch_AtenScatterSrcOp : Torch_AtenOp<"scatter.src", [Pure]> {
-  let summary = "`aten::scatter.src`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$src);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1076,14 +962,6 @@ def Torch_AtenSlowConvDilated2dOp : Torch_AtenOp<"slow_conv_dilated2d", [Pure]> 
 def Torch_AtenSmmOp : Torch_AtenOp<"smm", [Pure]> {
   let summary = "`aten::smm`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$mat2);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::smooth_l1_loss(Tensor self, Tensor target, int reduction=1, float beta=1.) -> Tensor
-def Torch_AtenSmoothL1LossOp : Torch_AtenOp<"smooth_l1_loss", [Pure]> {
-  let summary = "`aten::smooth_l1_loss`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$target,
-                       Torch_Int:$reduction, Torch_Float:$beta);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1178,13 +1056,6 @@ def Torch_AtenSpecialShiftedChebyshevPolynomialWOp : Torch_AtenOp<"special_shift
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenSpecialXlog1pyOtherScalarOp : Torch_AtenOp<"special_xlog1py.other_scalar", [Pure]> {
-  let summary = "`aten::special_xlog1py.other_scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_xlogy(Tensor self, Tensor other) -> Tensor
 def Torch_AtenSpecialXlogyOp : Torch_AtenOp<"special_xlogy", [Pure]> {
   let summary = "`aten::special_xlogy`";
@@ -1253,28 +1124,6 @@ def Torch_AtenToPrimDtypeOp : Torch_AtenOp<"to.prim_dtype", [Pure]> {
 def Torch_AtenToSparseOp : Torch_AtenOp<"to_sparse", [Pure]> {
   let summary = "`aten::to_sparse`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::topk(Tensor self, int k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-def Torch_AtenTopkOp : Torch_AtenOp<"topk", [Pure]> {
-  let summary = "`aten::topk`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$k, Torch_Int:$dim,
-                       Torch_Bool:$largest, Torch_Bool:$sorted);
-  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
-}
-
-// aten::tril(Tensor self, int diagonal=0) -> Tensor
-def Torch_AtenTrilOp : Torch_AtenOp<"tril", [Pure]> {
-  let summary = "`aten::tril`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::triu(Tensor self, int diagonal=0) -> Tensor
-def Torch_AtenTriuOp : Torch_AtenOp<"triu", [Pure]> {
-  let summary = "`aten::triu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$diagonal);
   let results = (outs Torch_VTensor:$result);
 }
 

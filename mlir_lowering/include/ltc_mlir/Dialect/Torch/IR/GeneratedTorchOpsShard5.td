@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 192 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 168 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -455,13 +455,6 @@ def Torch_AtenWeightNormInterfaceOp : Torch_AtenOp<"_weight_norm_interface", [Pu
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::acos(Tensor self) -> Tensor
-def Torch_AtenAcosOp : Torch_AtenOp<"acos", [Pure]> {
-  let summary = "`aten::acos`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 def Torch_AtenAdaptiveAvgPool2dOp : Torch_AtenOp<"adaptive_avg_pool2d", [Pure]> {
   let summary = "`aten::adaptive_avg_pool2d`";
@@ -486,13 +479,6 @@ def Torch_AtenAffineGridGeneratorBackwardOp : Torch_AtenOp<"affine_grid_generato
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::all(Tensor self) -> Tensor
-def Torch_AtenAllOp : Torch_AtenOp<"all", [Pure]> {
-  let summary = "`aten::all`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::allclose(Tensor self, Tensor other, float rtol=1.0000000000000001e-05, float atol=1e-08, bool equal_nan=False) -> bool
 def Torch_AtenAllcloseOp : Torch_AtenOp<"allclose", [Pure]> {
   let summary = "`aten::allclose`";
@@ -514,38 +500,6 @@ def Torch_AtenAlphaDropoutOp : Torch_AtenOp<"alpha_dropout", []> {
 def Torch_AtenArctan2Op : Torch_AtenOp<"arctan2", [Pure]> {
   let summary = "`aten::arctan2`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::atan2(Tensor self, Tensor other) -> Tensor
-def Torch_AtenAtan2Op : Torch_AtenOp<"atan2", [Pure]> {
-  let summary = "`aten::atan2`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-def Torch_AtenBaddbmmOp : Torch_AtenOp<"baddbmm", [Pure]> {
-  let summary = "`aten::baddbmm`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$batch1,
-                       Torch_VTensor:$batch2, Torch_Scalar:$beta,
-                       Torch_Scalar:$alpha);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
-def Torch_AtenBernoulliTensorOp : Torch_AtenOp<"bernoulli.Tensor", []> {
-  let summary = "`aten::bernoulli.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$p,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
-def Torch_AtenBernoulliPOp : Torch_AtenOp<"bernoulli.p", []> {
-  let summary = "`aten::bernoulli.p`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Float:$p,
-                       Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -649,14 +603,6 @@ def Torch_AtenDimOp : Torch_AtenOp<"dim", [Pure]> {
   let results = (outs Torch_Int:$result);
 }
 
-// aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-def Torch_AtenDivTensorModeOp : Torch_AtenOp<"div.Tensor_mode", [Pure]> {
-  let summary = "`aten::div.Tensor_mode`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
-                       Torch_OptionalStr:$rounding_mode);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def Torch_AtenEmptyLikeOp : Torch_AtenOp<"empty_like", [Pure]> {
   let summary = "`aten::empty_like`";
@@ -665,13 +611,6 @@ def Torch_AtenEmptyLikeOp : Torch_AtenOp<"empty_like", [Pure]> {
                        Torch_OptionalDevice:$device,
                        Torch_OptionalBool:$pin_memory,
                        Torch_OptionalInt:$memory_format);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::erfinv(Tensor self) -> Tensor
-def Torch_AtenErfinvOp : Torch_AtenOp<"erfinv", [Pure]> {
-  let summary = "`aten::erfinv`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -772,14 +711,6 @@ def Torch_AtenFractionalMaxPool3dOp : Torch_AtenOp<"fractional_max_pool3d", [Pur
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-def Torch_AtenGatherOp : Torch_AtenOp<"gather", [Pure]> {
-  let summary = "`aten::gather`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_Bool:$sparse_grad);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::gather_backward(Tensor grad, Tensor self, int dim, Tensor index, bool sparse_grad) -> Tensor
 def Torch_AtenGatherBackwardOp : Torch_AtenOp<"gather_backward", [Pure]> {
   let summary = "`aten::gather_backward`";
@@ -828,29 +759,6 @@ def Torch_AtenGridSamplerOp : Torch_AtenOp<"grid_sampler", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::heaviside(Tensor self, Tensor values) -> Tensor
-def Torch_AtenHeavisideOp : Torch_AtenOp<"heaviside", [Pure]> {
-  let summary = "`aten::heaviside`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$values);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor
-def Torch_AtenHuberLossBackwardOp : Torch_AtenOp<"huber_loss_backward", [Pure]> {
-  let summary = "`aten::huber_loss_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$target, Torch_Int:$reduction,
-                       Torch_Float:$delta);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::i0(Tensor self) -> Tensor
-def Torch_AtenI0Op : Torch_AtenOp<"i0", [Pure]> {
-  let summary = "`aten::i0`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::igamma(Tensor self, Tensor other) -> Tensor
 def Torch_AtenIgammaOp : Torch_AtenOp<"igamma", [Pure]> {
   let summary = "`aten::igamma`";
@@ -879,14 +787,6 @@ def Torch_AtenIsFloatingPointOp : Torch_AtenOp<"is_floating_point", [Pure]> {
   let summary = "`aten::is_floating_point`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_Bool:$result);
-}
-
-// aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-def Torch_AtenLerpScalarOp : Torch_AtenOp<"lerp.Scalar", [Pure]> {
-  let summary = "`aten::lerp.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$end,
-                       Torch_Scalar:$weight);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::less.Scalar(Tensor self, Scalar other) -> Tensor
@@ -981,25 +881,11 @@ def Torch_AtenLinearBackwardOp : Torch_AtenOp<"linear_backward", [Pure]> {
                       Torch_VTensor:$result2);
 }
 
-// aten::log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
-def Torch_AtenLogSigmoidForwardOp : Torch_AtenOp<"log_sigmoid_forward", [Pure]> {
-  let summary = "`aten::log_sigmoid_forward`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$output, Torch_VTensor:$buffer);
-}
-
 // aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def Torch_AtenLogSoftmaxIntOp : Torch_AtenOp<"log_softmax.int", [Pure]> {
   let summary = "`aten::log_softmax.int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
                        Torch_OptionalInt:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logaddexp(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLogaddexpOp : Torch_AtenOp<"logaddexp", [Pure]> {
-  let summary = "`aten::logaddexp`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1208,14 +1094,6 @@ def Torch_AtenRandintLikeOp : Torch_AtenOp<"randint_like", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::random(Tensor self, *, Generator? generator=None) -> Tensor
-def Torch_AtenRandomOp : Torch_AtenOp<"random", []> {
-  let summary = "`aten::random`";
-  let arguments = (ins Torch_VTensor:$self,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::real(Tensor(a) self) -> Tensor(a)
 def Torch_AtenRealOp : Torch_AtenOp<"real", [Pure]> {
   let summary = "`aten::real`";
@@ -1227,22 +1105,6 @@ def Torch_AtenRealOp : Torch_AtenOp<"real", [Pure]> {
 def Torch_AtenRelu6Op : Torch_AtenOp<"relu6", [Pure]> {
   let summary = "`aten::relu6`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::replication_pad2d_backward(Tensor grad_output, Tensor self, int[4] padding) -> Tensor
-def Torch_AtenReplicationPad2dBackwardOp : Torch_AtenOp<"replication_pad2d_backward", [Pure]> {
-  let summary = "`aten::replication_pad2d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::replication_pad3d_backward(Tensor grad_output, Tensor self, int[6] padding) -> Tensor
-def Torch_AtenReplicationPad3dBackwardOp : Torch_AtenOp<"replication_pad3d_backward", [Pure]> {
-  let summary = "`aten::replication_pad3d_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_List:$padding);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1292,23 +1154,6 @@ def Torch_AtenRreluWithNoiseOp : Torch_AtenOp<"rrelu_with_noise", []> {
                        Torch_Scalar:$lower, Torch_Scalar:$upper,
                        Torch_Bool:$training,
                        Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-def Torch_AtenRsubTensorOp : Torch_AtenOp<"rsub.Tensor", [Pure]> {
-  let summary = "`aten::rsub.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
-                       Torch_Scalar:$alpha);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
-def Torch_AtenScatterReduceTwoOp : Torch_AtenOp<"scatter_reduce.two", [Pure]> {
-  let summary = "`aten::scatter_reduce.two`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$src,
-                       Torch_Str:$reduce, Torch_Bool:$include_self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1502,13 +1347,6 @@ def Torch_AtenTripletMarginLossOp : Torch_AtenOp<"triplet_margin_loss", [Pure]> 
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::trunc(Tensor self) -> Tensor
-def Torch_AtenTruncOp : Torch_AtenOp<"trunc", [Pure]> {
-  let summary = "`aten::trunc`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 def Torch_AtenUnbindIntOp : Torch_AtenOp<"unbind.int", [Pure]> {
   let summary = "`aten::unbind.int`";
@@ -1569,32 +1407,11 @@ def Torch_AtenVarDimOp : Torch_AtenOp<"var.dim", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::vdot(Tensor self, Tensor other) -> Tensor
-def Torch_AtenVdotOp : Torch_AtenOp<"vdot", [Pure]> {
-  let summary = "`aten::vdot`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def Torch_AtenVsplitArrayOp : Torch_AtenOp<"vsplit.array", [Pure]> {
   let summary = "`aten::vsplit.array`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$indices);
   let results = (outs Torch_List:$result);
-}
-
-// aten::xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
-def Torch_AtenXlogyScalarOtherOp : Torch_AtenOp<"xlogy.Scalar_Other", [Pure]> {
-  let summary = "`aten::xlogy.Scalar_Other`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::xlogy.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenXlogyTensorOp : Torch_AtenOp<"xlogy.Tensor", [Pure]> {
-  let summary = "`aten::xlogy.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
 }
 
 #endif // LTC_MLIR_TORCH_GENERATED_OPS_SHARD5

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 155 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 133 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -341,13 +341,6 @@ def Torch_AtenArgsortOp : Torch_AtenOp<"argsort", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::asinh(Tensor self) -> Tensor
-def Torch_AtenAsinhOp : Torch_AtenOp<"asinh", [Pure]> {
-  let summary = "`aten::asinh`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenBartlettWindowOp : Torch_AtenOp<"bartlett_window", [Pure]> {
   let summary = "`aten::bartlett_window`";
@@ -379,25 +372,11 @@ def Torch_AtenBatchNormGatherStatsOp : Torch_AtenOp<"batch_norm_gather_stats", [
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenBitwiseOrTensorOp : Torch_AtenOp<"bitwise_or.Tensor", [Pure]> {
-  let summary = "`aten::bitwise_or.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 def Torch_AtenChunkOp : Torch_AtenOp<"chunk", [Pure]> {
   let summary = "`aten::chunk`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$chunks, Torch_Int:$dim);
   let results = (outs Torch_List:$result);
-}
-
-// aten::clamp_max(Tensor self, Scalar max) -> Tensor
-def Torch_AtenClampMaxOp : Torch_AtenOp<"clamp_max", [Pure]> {
-  let summary = "`aten::clamp_max`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$max);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::convolution_backward_overrideable(Tensor grad_output, Tensor input, Tensor weight, int[] stride, int[] padding, int[] dilation, bool transposed, int[] output_padding, int groups, bool[3] output_mask) -> (Tensor grad_input, Tensor grad_weight, Tensor grad_bias)
@@ -420,13 +399,6 @@ def Torch_AtenConvolutionOverrideableOp : Torch_AtenOp<"convolution_overrideable
                        Torch_List:$padding, Torch_List:$dilation,
                        Torch_Bool:$transposed, Torch_List:$output_padding,
                        Torch_Int:$groups);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::copysign.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenCopysignScalarOp : Torch_AtenOp<"copysign.Scalar", [Pure]> {
-  let summary = "`aten::copysign.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -467,13 +439,6 @@ def Torch_AtenDiagonalOp : Torch_AtenOp<"diagonal", [Pure]> {
   let summary = "`aten::diagonal`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$offset,
                        Torch_Int:$dim1, Torch_Int:$dim2);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::digamma(Tensor self) -> Tensor
-def Torch_AtenDigammaOp : Torch_AtenOp<"digamma", [Pure]> {
-  let summary = "`aten::digamma`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -519,13 +484,6 @@ def Torch_AtenFftRfft2Op : Torch_AtenOp<"fft_rfft2", [Pure]> {
   let summary = "`aten::fft_rfft2`";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$s,
                        Torch_List:$dim, Torch_OptionalStr:$norm);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::floor(Tensor self) -> Tensor
-def Torch_AtenFloorOp : Torch_AtenOp<"floor", [Pure]> {
-  let summary = "`aten::floor`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -618,13 +576,6 @@ def Torch_AtenIscloseOp : Torch_AtenOp<"isclose", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::isfinite(Tensor self) -> Tensor
-def Torch_AtenIsfiniteOp : Torch_AtenOp<"isfinite", [Pure]> {
-  let summary = "`aten::isfinite`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::item(Tensor self) -> Scalar
 def Torch_AtenItemOp : Torch_AtenOp<"item", [Pure]> {
   let summary = "`aten::item`";
@@ -650,27 +601,12 @@ def Torch_AtenLenTensorOp : Torch_AtenOp<"len.Tensor", [Pure]> {
   let results = (outs Torch_Int:$result);
 }
 
-// aten::lgamma(Tensor self) -> Tensor
-def Torch_AtenLgammaOp : Torch_AtenOp<"lgamma", [Pure]> {
-  let summary = "`aten::lgamma`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
 def Torch_AtenLinalgCholeskyExOp : Torch_AtenOp<"linalg_cholesky_ex", [Pure]> {
   let summary = "`aten::linalg_cholesky_ex`";
   let arguments = (ins Torch_VTensor:$self, Torch_Bool:$upper,
                        Torch_Bool:$check_errors);
   let results = (outs Torch_VTensor:$L, Torch_VTensor:$info);
-}
-
-// aten::linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
-def Torch_AtenLinalgCrossOp : Torch_AtenOp<"linalg_cross", [Pure]> {
-  let summary = "`aten::linalg_cross`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other,
-                       Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)
@@ -729,14 +665,6 @@ def Torch_AtenLogNormalOp : Torch_AtenOp<"log_normal", []> {
   let summary = "`aten::log_normal`";
   let arguments = (ins Torch_VTensor:$self, Torch_Float:$mean,
                        Torch_Float:$std, Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
-def Torch_AtenLogSigmoidBackwardOp : Torch_AtenOp<"log_sigmoid_backward", [Pure]> {
-  let summary = "`aten::log_sigmoid_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_VTensor:$buffer);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -833,15 +761,6 @@ def Torch_AtenMultilabelMarginLossForwardOp : Torch_AtenOp<"multilabel_margin_lo
   let results = (outs Torch_VTensor:$output, Torch_VTensor:$is_target);
 }
 
-// aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
-def Torch_AtenNanToNumOp : Torch_AtenOp<"nan_to_num", [Pure]> {
-  let summary = "`aten::nan_to_num`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalFloat:$nan,
-                       Torch_OptionalFloat:$posinf,
-                       Torch_OptionalFloat:$neginf);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::nanmedian(Tensor self) -> Tensor
 def Torch_AtenNanmedianOp : Torch_AtenOp<"nanmedian", [Pure]> {
   let summary = "`aten::nanmedian`";
@@ -856,26 +775,11 @@ def Torch_AtenNegativeOp : Torch_AtenOp<"negative", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::norm.ScalarOpt_dtype(Tensor self, Scalar? p, *, ScalarType dtype) -> Tensor
-def Torch_AtenNormScalarOptDtypeOp : Torch_AtenOp<"norm.ScalarOpt_dtype", [Pure]> {
-  let summary = "`aten::norm.ScalarOpt_dtype`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalScalar:$p,
-                       Torch_Int:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::output_nr(Tensor self) -> int
 def Torch_AtenOutputNrOp : Torch_AtenOp<"output_nr", [Pure]> {
   let summary = "`aten::output_nr`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_Int:$result);
-}
-
-// aten::prelu(Tensor self, Tensor weight) -> Tensor
-def Torch_AtenPreluOp : Torch_AtenOp<"prelu", [Pure]> {
-  let summary = "`aten::prelu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$weight);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::q_per_channel_axis(Tensor self) -> int
@@ -918,15 +822,6 @@ def Torch_AtenQuantizedGruDataLegacyOp : Torch_AtenOp<"quantized_gru.data_legacy
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
-def Torch_AtenRandomFromOp : Torch_AtenOp<"random.from", []> {
-  let summary = "`aten::random.from`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$from,
-                       Torch_OptionalInt:$to,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::randperm.generator(int n, *, Generator? generator, ScalarType? dtype=4, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenRandpermGeneratorOp : Torch_AtenOp<"randperm.generator", []> {
   let summary = "`aten::randperm.generator`";
@@ -958,29 +853,12 @@ def Torch_AtenResultTypeTensorOp : Torch_AtenOp<"result_type.Tensor", [Pure]> {
   let results = (outs Torch_Int:$result);
 }
 
-// aten::roll(Tensor self, int[1] shifts, int[1] dims=[]) -> Tensor
-def Torch_AtenRollOp : Torch_AtenOp<"roll", [Pure]> {
-  let summary = "`aten::roll`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$shifts,
-                       Torch_List:$dims);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.33333333333333331, bool training=False, Generator? generator=None) -> Tensor
 def Torch_AtenRreluOp : Torch_AtenOp<"rrelu", []> {
   let summary = "`aten::rrelu`";
   let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lower,
                        Torch_Scalar:$upper, Torch_Bool:$training,
                        Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-def Torch_AtenScatterValueReduceOp : Torch_AtenOp<"scatter.value_reduce", [Pure]> {
-  let summary = "`aten::scatter.value_reduce`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_Scalar:$value,
-                       Torch_Str:$reduce);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -991,13 +869,6 @@ def Torch_AtenSetSourceTensorOp : Torch_AtenOp<"set.source_Tensor", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::sign(Tensor self) -> Tensor
-def Torch_AtenSignOp : Torch_AtenOp<"sign", [Pure]> {
-  let summary = "`aten::sign`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::slow_conv_transpose3d(Tensor self, Tensor weight, int[3] kernel_size, Tensor? bias=None, int[3] stride=1, int[3] padding=0, int[3] output_padding=0, int[3] dilation=1) -> Tensor
 def Torch_AtenSlowConvTranspose3dOp : Torch_AtenOp<"slow_conv_transpose3d", [Pure]> {
   let summary = "`aten::slow_conv_transpose3d`";
@@ -1005,13 +876,6 @@ def Torch_AtenSlowConvTranspose3dOp : Torch_AtenOp<"slow_conv_transpose3d", [Pur
                        Torch_List:$kernel_size, Torch_OptionalVTensor:$bias,
                        Torch_List:$stride, Torch_List:$padding,
                        Torch_List:$output_padding, Torch_List:$dilation);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
-def Torch_AtenSoftshrinkOp : Torch_AtenOp<"softshrink", [Pure]> {
-  let summary = "`aten::softshrink`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$lambd);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1058,13 +922,6 @@ def Torch_AtenSpecialChebyshevPolynomialWXScalarOp : Torch_AtenOp<"special_cheby
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_entr(Tensor self) -> Tensor
-def Torch_AtenSpecialEntrOp : Torch_AtenOp<"special_entr", [Pure]> {
-  let summary = "`aten::special_entr`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_erf(Tensor self) -> Tensor
 def Torch_AtenSpecialErfOp : Torch_AtenOp<"special_erf", [Pure]> {
   let summary = "`aten::special_erf`";
@@ -1072,23 +929,9 @@ def Torch_AtenSpecialErfOp : Torch_AtenOp<"special_erf", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_erfcx(Tensor self) -> Tensor
-def Torch_AtenSpecialErfcxOp : Torch_AtenOp<"special_erfcx", [Pure]> {
-  let summary = "`aten::special_erfcx`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_gammaln(Tensor self) -> Tensor
 def Torch_AtenSpecialGammalnOp : Torch_AtenOp<"special_gammaln", [Pure]> {
   let summary = "`aten::special_gammaln`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_i1e(Tensor self) -> Tensor
-def Torch_AtenSpecialI1eOp : Torch_AtenOp<"special_i1e", [Pure]> {
-  let summary = "`aten::special_i1e`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -1183,14 +1026,6 @@ def Torch_AtenTensorIntOp : Torch_AtenOp<"tensor.int", [Pure]> {
   let arguments = (ins Torch_Int:$t, Torch_OptionalInt:$dtype,
                        Torch_OptionalDevice:$device,
                        Torch_Bool:$requires_grad);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-def Torch_AtenThresholdOp : Torch_AtenOp<"threshold", [Pure]> {
-  let summary = "`aten::threshold`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$threshold,
-                       Torch_Scalar:$value);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 179 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 155 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -205,13 +205,6 @@ def Torch_Aten_LinalgSvdOp : Torch_AtenOp<"_linalg_svd", [Pure]> {
   let results = (outs Torch_VTensor:$U, Torch_VTensor:$S, Torch_VTensor:$Vh);
 }
 
-// aten::_logcumsumexp(Tensor self, int dim) -> Tensor
-def Torch_Aten_LogcumsumexpOp : Torch_AtenOp<"_logcumsumexp", [Pure]> {
-  let summary = "`aten::_logcumsumexp`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::_lstm_mps(Tensor input, Tensor[] hx, Tensor[] params, bool has_biases, int num_layers, float dropout, bool train, bool bidirectional, bool batch_first) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
 def Torch_AtenLstmMpsOp : Torch_AtenOp<"_lstm_mps", [Pure]> {
   let summary = "`aten::_lstm_mps`";
@@ -350,13 +343,6 @@ def Torch_AtenWeightNormDifferentiableBackwardOp : Torch_AtenOp<"_weight_norm_di
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
-// aten::acosh(Tensor self) -> Tensor
-def Torch_AtenAcoshOp : Torch_AtenOp<"acosh", [Pure]> {
-  let summary = "`aten::acosh`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
 def Torch_AtenAdaptiveMaxPool1dOp : Torch_AtenOp<"adaptive_max_pool1d", [Pure]> {
   let summary = "`aten::adaptive_max_pool1d`";
@@ -424,20 +410,6 @@ def Torch_AtenAsTensorIntOp : Torch_AtenOp<"as_tensor.int", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::atan(Tensor self) -> Tensor
-def Torch_AtenAtanOp : Torch_AtenOp<"atan", [Pure]> {
-  let summary = "`aten::atan`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::atanh(Tensor self) -> Tensor
-def Torch_AtenAtanhOp : Torch_AtenOp<"atanh", [Pure]> {
-  let summary = "`aten::atanh`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 def Torch_AtenBatchNormOp : Torch_AtenOp<"batch_norm", [Pure]> {
   let summary = "`aten::batch_norm`";
@@ -490,20 +462,6 @@ def Torch_AtenBucketizeScalarOp : Torch_AtenOp<"bucketize.Scalar", [Pure]> {
 def Torch_AtenCcolIndicesCopyOp : Torch_AtenOp<"ccol_indices_copy", [Pure]> {
   let summary = "`aten::ccol_indices_copy`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::ceil(Tensor self) -> Tensor
-def Torch_AtenCeilOp : Torch_AtenOp<"ceil", [Pure]> {
-  let summary = "`aten::ceil`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::clamp_min(Tensor self, Scalar min) -> Tensor
-def Torch_AtenClampMinOp : Torch_AtenOp<"clamp_min", [Pure]> {
-  let summary = "`aten::clamp_min`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$min);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -679,32 +637,11 @@ def Torch_AtenFloatPowerScalarOp : Torch_AtenOp<"float_power.Scalar", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenFloorDivideScalarOp : Torch_AtenOp<"floor_divide.Scalar", [Pure]> {
-  let summary = "`aten::floor_divide.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenFmodTensorOp : Torch_AtenOp<"fmod.Tensor", [Pure]> {
-  let summary = "`aten::fmod.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
 def Torch_AtenGeqrfOp : Torch_AtenOp<"geqrf", [Pure]> {
   let summary = "`aten::geqrf`";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$a, Torch_VTensor:$tau);
-}
-
-// aten::glu(Tensor self, int dim=-1) -> Tensor
-def Torch_AtenGluOp : Torch_AtenOp<"glu", [Pure]> {
-  let summary = "`aten::glu`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::grad(Tensor[] outputs, Tensor[] inputs, Tensor?[]? grad_outputs=None, bool? retain_graph=None, bool create_graph=False, bool allow_unused=False) -> Tensor?[]
@@ -767,14 +704,6 @@ def Torch_AtenHsplitArrayOp : Torch_AtenOp<"hsplit.array", [Pure]> {
   let summary = "`aten::hsplit.array`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$indices);
   let results = (outs Torch_List:$result);
-}
-
-// aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
-def Torch_AtenIndexFillIntScalarOp : Torch_AtenOp<"index_fill.int_Scalar", [Pure]> {
-  let summary = "`aten::index_fill.int_Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_Scalar:$value);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::infinitely_differentiable_gelu_backward(Tensor grad, Tensor self) -> Tensor
@@ -874,32 +803,10 @@ def Torch_AtenLinalgVecdotOp : Torch_AtenOp<"linalg_vecdot", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::log10(Tensor self) -> Tensor
-def Torch_AtenLog10Op : Torch_AtenOp<"log10", [Pure]> {
-  let summary = "`aten::log10`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::log1p(Tensor self) -> Tensor
-def Torch_AtenLog1pOp : Torch_AtenOp<"log1p", [Pure]> {
-  let summary = "`aten::log1p`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::logdet(Tensor self) -> Tensor
 def Torch_AtenLogdetOp : Torch_AtenOp<"logdet", [Pure]> {
   let summary = "`aten::logdet`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::logit_backward(Tensor grad_output, Tensor self, float? eps=None) -> Tensor
-def Torch_AtenLogitBackwardOp : Torch_AtenOp<"logit_backward", [Pure]> {
-  let summary = "`aten::logit_backward`";
-  let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self,
-                       Torch_OptionalFloat:$eps);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -931,14 +838,6 @@ def Torch_AtenMaxPool3dOp : Torch_AtenOp<"max_pool3d", [Pure]> {
                        Torch_List:$stride, Torch_List:$padding,
                        Torch_List:$dilation, Torch_Bool:$ceil_mode);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def Torch_AtenMinDimOp : Torch_AtenOp<"min.dim", [Pure]> {
-  let summary = "`aten::min.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
 // aten::miopen_convolution(Tensor self, Tensor weight, Tensor? bias, int[] padding, int[] stride, int[] dilation, int groups, bool benchmark, bool deterministic) -> Tensor
@@ -1062,13 +961,6 @@ def Torch_AtenNllLossOp : Torch_AtenOp<"nll_loss", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-def Torch_AtenNormScalarOp : Torch_AtenOp<"norm.Scalar", [Pure]> {
-  let summary = "`aten::norm.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$p);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def Torch_AtenOnesOp : Torch_AtenOp<"ones", [Pure]> {
   let summary = "`aten::ones`";
@@ -1083,21 +975,6 @@ def Torch_AtenOnesOp : Torch_AtenOp<"ones", [Pure]> {
 def Torch_AtenPinverseOp : Torch_AtenOp<"pinverse", [Pure]> {
   let summary = "`aten::pinverse`";
   let arguments = (ins Torch_VTensor:$self, Torch_Float:$rcond);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenProdOp : Torch_AtenOp<"prod", [Pure]> {
-  let summary = "`aten::prod`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalInt:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def Torch_AtenProdDimIntOp : Torch_AtenOp<"prod.dim_int", [Pure]> {
-  let summary = "`aten::prod.dim_int`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_Bool:$keepdim, Torch_OptionalInt:$dtype);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1161,14 +1038,6 @@ def Torch_AtenRandnGeneratorOp : Torch_AtenOp<"randn.generator", []> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
-def Torch_AtenRandomToOp : Torch_AtenOp<"random.to", []> {
-  let summary = "`aten::random.to`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$to,
-                       Torch_OptionalGenerator:$generator);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::ravel(Tensor(a) self) -> Tensor(a)
 def Torch_AtenRavelOp : Torch_AtenOp<"ravel", [Pure]> {
   let summary = "`aten::ravel`";
@@ -1208,14 +1077,6 @@ def Torch_AtenRnnTanhCellOp : Torch_AtenOp<"rnn_tanh_cell", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-def Torch_AtenScatterAddOp : Torch_AtenOp<"scatter_add", [Pure]> {
-  let summary = "`aten::scatter_add`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
-                       Torch_VTensor:$index, Torch_VTensor:$src);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, int index) -> Tensor
 def Torch_AtenSelectBackwardOp : Torch_AtenOp<"select_backward", [Pure]> {
   let summary = "`aten::select_backward`";
@@ -1241,14 +1102,6 @@ def Torch_AtenSlowConvTranspose2dOp : Torch_AtenOp<"slow_conv_transpose2d", [Pur
                        Torch_List:$stride, Torch_List:$padding,
                        Torch_List:$output_padding, Torch_List:$dilation);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-def Torch_AtenSortStableOp : Torch_AtenOp<"sort.stable", [Pure]> {
-  let summary = "`aten::sort.stable`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalBool:$stable,
-                       Torch_Int:$dim, Torch_Bool:$descending);
-  let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
 // aten::sparse_bsr_tensor.crow_col_value_size(Tensor crow_indices, Tensor col_indices, Tensor values, int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False) -> Tensor
@@ -1324,13 +1177,6 @@ def Torch_AtenSpecialGammaincOp : Torch_AtenOp<"special_gammainc", [Pure]> {
 def Torch_AtenSpecialHermitePolynomialHeOp : Torch_AtenOp<"special_hermite_polynomial_he", [Pure]> {
   let summary = "`aten::special_hermite_polynomial_he`";
   let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_i0e(Tensor self) -> Tensor
-def Torch_AtenSpecialI0eOp : Torch_AtenOp<"special_i0e", [Pure]> {
-  let summary = "`aten::special_i0e`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1416,13 +1262,6 @@ def Torch_AtenSymStrideIntOp : Torch_AtenOp<"sym_stride.int", [Pure]> {
   let results = (outs Torch_Int:$result);
 }
 
-// aten::tan(Tensor self) -> Tensor
-def Torch_AtenTanOp : Torch_AtenOp<"tan", [Pure]> {
-  let summary = "`aten::tan`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::to_mkldnn(Tensor self, ScalarType? dtype=None) -> Tensor
 def Torch_AtenToMkldnnOp : Torch_AtenOp<"to_mkldnn", [Pure]> {
   let summary = "`aten::to_mkldnn`";
@@ -1441,14 +1280,6 @@ def Torch_AtenToSparseBsrOp : Torch_AtenOp<"to_sparse_bsr", [Pure]> {
 def Torch_AtenTrapezoidDxOp : Torch_AtenOp<"trapezoid.dx", [Pure]> {
   let summary = "`aten::trapezoid.dx`";
   let arguments = (ins Torch_VTensor:$y, Torch_Scalar:$dx, Torch_Int:$dim);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
-def Torch_AtenUniformOp : Torch_AtenOp<"uniform", []> {
-  let summary = "`aten::uniform`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Float:$from,
-                       Torch_Float:$to, Torch_OptionalGenerator:$generator);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1491,13 +1322,6 @@ def Torch_AtenValuesCopyOp : Torch_AtenOp<"values_copy", [Pure]> {
 def Torch_AtenViewAsComplexOp : Torch_AtenOp<"view_as_complex", [Pure]> {
   let summary = "`aten::view_as_complex`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
-def Torch_AtenXlogyScalarSelfOp : Torch_AtenOp<"xlogy.Scalar_Self", [Pure]> {
-  let summary = "`aten::xlogy.Scalar_Self`";
-  let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -1,0 +1,187 @@
+"""Runs one workload or kernel in one mode in its own process (LTC holds one
+backend per process) and returns its timings.
+
+The parent calls `run_isolated(...)`; the child (this file with --child)
+sets the threads, initializes the backend, builds the workload, times the
+first step (trace + compile + run) and then `steps` steps after `warmup`
+more, each step synchronized (mark_step + wait_device_ops on the lazy
+device), and prints one line `BENCH_RESULT {json}`. A Python exception, an
+abort or a timeout of the child becomes a result with "error" set.
+"""
+import json
+import os
+import resource
+import signal
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+
+MODES = ("eager", "ts", "ltc_mlir")
+MARKER = "BENCH_RESULT "
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _init_mode(mode):
+    import torch
+    import torch._lazy
+    if mode == "eager":
+        return "cpu"
+    if mode == "ts":
+        import torch._lazy.ts_backend
+        torch._lazy.ts_backend.init()
+        return "lazy"
+    if mode == "ltc_mlir":
+        import ltc_mlir
+        ltc_mlir.init()
+        return "lazy"
+    raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
+
+
+def _build(kind, name, device):
+    if kind == "workload":
+        from workloads import WORKLOADS
+        return WORKLOADS[name][0](device)
+    from kernels import KERNELS
+    return KERNELS[name][0](device)
+
+
+def _peak_rss_mb():
+    # Linux reports ru_maxrss in KiB.
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def _ltc_mlir_metrics():
+    import ltc_mlir
+    m = ltc_mlir.metrics()
+    keys = ("compile_count", "compile_time_ms", "cache_hits", "execute_count",
+            "native_execute_count", "fallback_graph_count", "fallback_execute_count",
+            "disk_cache_hits")
+    out = {k: m[k] for k in keys if k in m}
+    out["fallback_ops"] = dict(m.get("fallback_ops", {}))
+    out["fallback_reasons"] = list(m.get("fallback_reasons", []))[:5]
+    return out
+
+
+def child_main(spec):
+    import torch
+    torch.set_num_threads(spec["threads"])
+    device = _init_mode(spec["mode"])
+    lazy = device == "lazy"
+    step = _build(spec["kind"], spec["name"], device)
+
+    def timed():
+        start = time.perf_counter()
+        out = step()
+        if lazy:
+            torch._lazy.mark_step()
+            torch._lazy.wait_device_ops()
+        del out
+        return (time.perf_counter() - start) * 1e3
+
+    first_ms = timed()
+    for _ in range(spec["warmup"]):
+        timed()
+    if spec["mode"] == "ltc_mlir":
+        import ltc_mlir
+        warm = ltc_mlir.metrics()["compile_count"]
+    cpu_start, wall_start = time.process_time(), time.perf_counter()
+    samples = [timed() for _ in range(spec["steps"])]
+    # CPU time / wall time of the timed steps: the cores the process kept
+    # busy (all its threads), a check that the thread count held.
+    cpu_util = (time.process_time() - cpu_start) / (time.perf_counter() - wall_start)
+    result = {"first_step_ms": first_ms, "samples_ms": samples,
+              "median_ms": statistics.median(samples), "peak_rss_mb": _peak_rss_mb(),
+              "torch_threads": torch.get_num_threads(), "cpu_util": cpu_util}
+    if spec["mode"] == "ltc_mlir":
+        result["ltc_mlir"] = _ltc_mlir_metrics()
+        # Compiles during the timed steps mean the steps did not reach a
+        # steady state (more warmup needed, or a graph that changes each step).
+        result["ltc_mlir"]["compiles_while_timed"] = \
+            result["ltc_mlir"]["compile_count"] - warm
+    return result
+
+
+def _child_env(threads, cache_dir):
+    env = dict(os.environ)
+    t = str(threads)
+    env["LTC_MLIR_NUM_THREADS"] = t
+    # Eager's BLAS may run its own thread pool (OpenBLAS pthreads): pin it too.
+    env["OMP_NUM_THREADS"] = t
+    env["OPENBLAS_NUM_THREADS"] = t
+    env["MKL_NUM_THREADS"] = t
+    if cache_dir is not None:
+        # ltc_mlir's persistent compile cache: "" disables it (every first
+        # step compiles), a path uses that directory.
+        env["LTC_MLIR_CACHE_DIR"] = cache_dir
+    return env
+
+
+def _tail(text, lines=6, chars=600):
+    kept = [line for line in text.strip().splitlines() if line.strip()][-lines:]
+    return "\n".join(kept)[-chars:]
+
+
+def run_isolated(kind, name, mode, threads, steps, warmup, timeout=900, cache_dir=""):
+    """Runs one (kind, name, mode, threads) in a child process; returns the
+    child's result dict, or {"error": reason} when it failed. cache_dir:
+    ltc_mlir's compile cache directory, "" for none, None for the user's."""
+    spec = {"kind": kind, "name": name, "mode": mode, "threads": threads, "steps": steps,
+            "warmup": warmup}
+    cmd = [sys.executable, os.path.join(_HERE, "runner.py"), "--child", json.dumps(spec)]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                              env=_child_env(threads, cache_dir), cwd=_HERE)
+    except subprocess.TimeoutExpired as e:
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        return {"error": f"timeout after {timeout} s", "stderr_tail": _tail(err)}
+    wall = time.perf_counter() - start
+    for line in reversed(proc.stdout.splitlines()):
+        if line.startswith(MARKER):
+            result = json.loads(line[len(MARKER):])
+            result["wall_s"] = wall
+            return result
+    if proc.returncode < 0:
+        try:
+            why = f"killed by {signal.Signals(-proc.returncode).name}"
+        except ValueError:
+            why = f"killed by signal {-proc.returncode}"
+    else:
+        why = f"exit code {proc.returncode}"
+    return {"error": f"{why}: {_first_error_line(proc.stderr)}",
+            "stderr_tail": _tail(proc.stderr), "wall_s": wall}
+
+
+def _first_error_line(stderr):
+    """The most telling line of a failed child's stderr: the exception line,
+    or the last line mentioning an error/abort, or the last line."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    for line in reversed(lines):
+        if line.startswith(("RuntimeError", "ValueError", "TypeError", "NotImplementedError",
+                            "AssertionError", "Exception", "terminate called", "what()")):
+            return line[:300]
+    for line in reversed(lines):
+        if any(w in line.lower() for w in ("error", "abort", "fatal", "check failed")):
+            return line[:300]
+    return lines[-1][:300] if lines else "no output"
+
+
+def _main():
+    spec = json.loads(sys.argv[sys.argv.index("--child") + 1])
+    sys.path.insert(0, _HERE)
+    try:
+        result = child_main(spec)
+    except Exception as e:  # reported, not raised: the suite goes on
+        result = {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}",
+                  "stderr_tail": _tail(traceback.format_exc())}
+    sys.stdout.flush()
+    print(MARKER + json.dumps(result), flush=True)
+    # Skip interpreter teardown (LTC's threads and static destructors): the
+    # result is out, and a crash at exit must not turn it into a failure.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    _main()

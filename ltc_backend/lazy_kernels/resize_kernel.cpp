@@ -1,0 +1,148 @@
+// resize_kernel: resize_ of a lazy tensor to at most its storage's size.
+//
+// Under functionalization, torch 1.13's resize_ kernel treats a resize that
+// fits in the current storage as a view of it: an as_strided_copy of the
+// tensor's value with the new sizes and the contiguous strides of the sizes
+// in reverse order. With those strides the elements were taken from the
+// wrong places (x.resize_(5, 25) of a 5x5x5 tensor gave wrong values) or
+// out of bounds (x.resize_(25, 5): "setStorage: ... out of bounds"). Eager
+// keeps the storage: the result is its first numel elements in the layout
+// the memory format gives. Our kernel for the Functionalize key records that
+// view with the right strides, in place of an earlier resize's view (so
+// that shrinking then growing reads the storage again); resizes beyond the
+// tensor a resize view was taken from (new storage) and non-lazy tensors
+// keep torch's kernel.
+#include <ATen/ATen.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <torch/library.h>
+
+#include <vector>
+
+#include "ltc_backend/eager_layout.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+struct ResizeOp {
+  c10::OperatorHandle op;
+  c10::KernelFunction torch_kernel;  // functionalization's own
+};
+
+const ResizeOp& State() {
+  static const ResizeOp* state = [] {
+    c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::resize_", "");
+    return new ResizeOp{op, RegisteredKernel(op, c10::DispatchKey::Functionalize)};
+  }();
+  return *state;
+}
+
+// The view a resize within the storage makes: the first elements of the
+// tensor it was applied to, in the layout of `strides`.
+struct ResizeView {
+  std::vector<int64_t> sizes, strides;
+  at::Tensor operator()(const at::Tensor& storage, int64_t) const {
+    return at::as_strided_copy(storage, sizes, strides);
+  }
+};
+
+// FunctionalTensorWrapper::view_metas_ is private; a resize must replace its
+// own earlier view instead of stacking on it (x.resize_(2).resize_(5) reads
+// the storage again, as eager does). Same explicit-instantiation access as
+// kernel_table.cpp.
+struct ViewMetasTag {};
+template <auto Member>
+struct ExposeViewMetas {
+  friend constexpr auto MemberOf(ViewMetasTag) { return Member; }
+};
+constexpr auto MemberOf(ViewMetasTag);
+template struct ExposeViewMetas<&at::FunctionalTensorWrapper::view_metas_>;
+
+std::vector<at::functionalization::ViewMeta>& ViewMetas(at::FunctionalTensorWrapper* w) {
+  return w->*MemberOf(ViewMetasTag{});
+}
+
+// Drops self's last view when it is an earlier resize's, so that self is
+// again the tensor that resize was applied to.
+void UndoResizeView(at::FunctionalTensorWrapper* wrapper) {
+  std::vector<at::functionalization::ViewMeta>& metas = ViewMetas(wrapper);
+  if (metas.empty() || metas.back().forward_fn.target<ResizeView>() == nullptr) return;
+  metas.pop_back();
+  wrapper->regenerate_from_base();
+}
+
+bool IsRowMajor(at::IntArrayRef sizes, at::IntArrayRef strides) {
+  int64_t expected = 1;
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& self,
+                                      c10::SymIntArrayRef size,
+                                      c10::optional<at::MemoryFormat> memory_format) {
+  const ResizeOp& state = State();
+  auto call_torch = [&]() -> const at::Tensor& {
+    return state.torch_kernel.call<const at::Tensor&, const at::Tensor&, c10::SymIntArrayRef,
+                                   c10::optional<at::MemoryFormat>>(state.op, ks, self, size,
+                                                                    memory_format);
+  };
+  if (!self.device().is_lazy() || !at::functionalization::impl::isFunctionalTensor(self))
+    return call_torch();
+  std::vector<int64_t> sizes = c10::asIntArrayRefSlow(size).vec();
+  for (int64_t s : sizes)
+    TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
+  if (!memory_format && self.sizes() == c10::IntArrayRef(sizes)) return self;  // eager: no-op
+  at::functionalization::impl::sync(self);
+  at::FunctionalTensorWrapper* wrapper = at::functionalization::impl::unsafeGetFunctionalWrapper(self);
+  UndoResizeView(wrapper);
+  // Our values are row-major; eager's resize_ addresses storage. Both agree
+  // when self is row-major in eager's storage and the new layout stays
+  // within self (a view's storage beyond the view, or a permuted layout,
+  // would need the base's storage order: refused rather than guessed).
+  const bool row_major = IsRowMajor(self.sizes(), EagerStridesOfAny(self));
+  const bool is_view = !ViewMetas(wrapper).empty();
+  // The new layout: contiguous in the requested memory format (eager's
+  // resize_ restrides the same way).
+  at::MemoryFormat format = memory_format.value_or(at::MemoryFormat::Contiguous);
+  std::vector<int64_t> strides =
+      at::empty(sizes, at::TensorOptions().device(at::kMeta).memory_format(format)).strides().vec();
+  int64_t reach = 1;  // elements the new layout reaches
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) reach = 0;
+    if (reach) reach += (sizes[d] - 1) * strides[d];
+  }
+  TORCH_CHECK(row_major,
+              "resize_ of this lazy tensor is not supported: its elements are not in row-major "
+              "order in storage (e.g. a transposed view). Call .contiguous() first.");
+  TORCH_CHECK(reach <= self.numel() || !is_view,
+              "resize_ of this lazy view to more elements than it has is not supported: they "
+              "would come from its base's storage. Call .clone() first.");
+  if (reach > self.numel()) return call_torch();  // new storage, self's values first
+  wrapper->mutate_view_meta(at::functionalization::ViewMeta(
+      ResizeView{sizes, strides},
+      [sizes, strides](const at::Tensor& base, const at::Tensor& mutated_view, int64_t) {
+        return at::as_strided_scatter(base, mutated_view, sizes, strides);
+      }));
+  return self;
+}
+
+}  // namespace
+
+void RegisterResizeKernel() {
+  TORCH_CHECK(State().torch_kernel.isValid(),
+              "ltc_mlir: functionalization's resize_ kernel must be registered first");
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Functionalize, __FILE__,
+                                                  __LINE__);
+  QuietWarnings quiet;  // we override functionalization's kernel on purpose
+  lib->impl("resize_", TORCH_FN(ResizeFunctionalize));
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

@@ -1,0 +1,147 @@
+//===- Variance.cpp - var, std, var_mean, std_mean (correction) -----------===//
+//
+// Two passes, like ATen's CPU kernels are exact to about the same degree:
+// mean = sum(x) / N, then var = sum((x - mean)^2) / max(0, N - correction)
+// (correction None = 1), both sums blocked (createSum). ATen accumulates
+// f32 in double (at::acc_type<float, /*is_cuda=*/false>), and so do we;
+// f16/bf16 in f32. N - correction <= 0 divides by zero (inf or NaN, as
+// eager), an empty reduction gives a NaN mean. std = sqrt(var). Complex
+// and integer inputs are refused (eager raises for integers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "ReductionUtils.h"
+
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch_to_linalg {
+namespace {
+
+/// (var or std, mean) of `input` over `dims`, in `elemType`, dims dropped.
+std::pair<Value, Value> createVariance(OpBuilder &b, Location loc, Value input,
+                                       ArrayRef<int64_t> dims,
+                                       int64_t correction, bool isStd,
+                                       Type elemType) {
+  MLIRContext *ctx = b.getContext();
+  auto inputType = cast<RankedTensorType>(input.getType());
+  int64_t rank = inputType.getRank();
+  Type accType = elemType.isF64() || elemType.isF32()
+                     ? Type(Float64Type::get(ctx))
+                     : Type(Float32Type::get(ctx));
+  int64_t count = 1;
+  for (int64_t d : dims)
+    count *= inputType.getDimSize(d);
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  Value sum = createSum(b, loc, inputType.getShape(), dims, input, identity,
+                        accType,
+                        [&](OpBuilder &nb, Location nloc, ValueRange args,
+                            LoopIndexFn) -> SmallVector<Value> {
+                          return {castScalar(nb, nloc, args[0], accType)};
+                        })
+                  .front();
+  auto accResultType = cast<RankedTensorType>(sum.getType());
+  Value countValue = createScalarConstant(b, loc, accType, double(count));
+  Value mean = *createElementwiseOp(
+      b, loc, accResultType, sum,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        return arith::DivFOp::create(nb, nloc, args[0], countValue);
+      });
+  Value squares =
+      createSum(b, loc, inputType.getShape(), dims, ValueRange{input, mean},
+                {identity, getDropDimsMap(rank, dims, ctx)}, accType,
+                [&](OpBuilder &nb, Location nloc, ValueRange args,
+                    LoopIndexFn) -> SmallVector<Value> {
+                  Value x = castScalar(nb, nloc, args[0], accType);
+                  Value d = arith::SubFOp::create(nb, nloc, x, args[1]);
+                  return {arith::MulFOp::create(nb, nloc, d, d).getResult()};
+                })
+          .front();
+  Value divisor = createScalarConstant(b, loc, accType,
+                                       double(std::max<int64_t>(0, count - correction)));
+  auto resultType = RankedTensorType::get(accResultType.getShape(), elemType);
+  Value var = *createElementwiseOp(
+      b, loc, resultType, squares,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) -> Value {
+        Value v = arith::DivFOp::create(nb, nloc, args[0], divisor);
+        if (isStd)
+          v = math::SqrtOp::create(nb, nloc, v);
+        return castScalar(nb, nloc, v, elemType);
+      });
+  return {var, castTensor(b, loc, mean, elemType)};
+}
+
+template <typename OpTy, bool IsStd, bool WithMean>
+class ConvertVarianceOp : public TorchConversionPattern<OpTy> {
+public:
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type, meanType;
+    if constexpr (WithMean) {
+      type = this->getTensorType(op.getResult0().getType());
+      meanType = this->getTensorType(op.getResult1().getType());
+      if (type != meanType)
+        return this->fail(op, rewriter, "result types differ");
+    } else {
+      type = this->getTensorType(op.getType());
+    }
+    Value self = adaptor.getSelf();
+    auto selfType = cast<RankedTensorType>(self.getType());
+    if (!type || !isa<FloatType>(type.getElementType()) ||
+        type.getElementType() != selfType.getElementType())
+      return this->fail(op, rewriter,
+                        "needs a floating-point self and result of one dtype");
+    std::optional<bool> keepdim = getConstantBool(op.getKeepdim());
+    if (!keepdim)
+      return this->fail(op, rewriter, "keepdim must be a constant");
+    int64_t correction = 1;
+    if (!isNone(op.getCorrection())) {
+      std::optional<int64_t> c = getConstantInt(op.getCorrection());
+      if (!c)
+        return this->fail(op, rewriter, "correction must be a constant");
+      correction = *c;
+    }
+    std::string why;
+    FailureOr<SmallVector<int64_t>> dims =
+        getReductionDims(op.getDim(), selfType.getRank(), why);
+    if (failed(dims))
+      return this->fail(op, rewriter, why);
+    if (!llvm::equal(getReducedShape(selfType.getShape(), *dims, *keepdim),
+                     type.getShape()))
+      return this->fail(op, rewriter, "result shape does not match the dims");
+    Location loc = op.getLoc();
+    auto [var, mean] = createVariance(rewriter, loc, self, *dims, correction,
+                                      IsStd, type.getElementType());
+    FailureOr<Value> shapedVar = createReshape(rewriter, loc, var, type);
+    if (failed(shapedVar))
+      return this->fail(op, rewriter, "cannot reshape the result");
+    if constexpr (WithMean) {
+      FailureOr<Value> shapedMean = createReshape(rewriter, loc, mean, type);
+      if (failed(shapedMean))
+        return this->fail(op, rewriter, "cannot reshape the result");
+      rewriter.replaceOp(op, {*shapedVar, *shapedMean});
+    } else {
+      rewriter.replaceOp(op, *shapedVar);
+    }
+    return success();
+  }
+};
+
+} // namespace
+
+void populateVariancePatterns(TorchTypeConverter &typeConverter,
+                              RewritePatternSet &patterns) {
+  patterns.add<
+      ConvertVarianceOp<torch::AtenVarCorrectionOp, false, false>,
+      ConvertVarianceOp<torch::AtenStdCorrectionOp, true, false>,
+      ConvertVarianceOp<torch::AtenVarMeanCorrectionOp, false, true>,
+      ConvertVarianceOp<torch::AtenStdMeanCorrectionOp, true, true>>(
+      typeConverter, patterns.getContext());
+}
+
+} // namespace ltc_mlir::torch_to_linalg
