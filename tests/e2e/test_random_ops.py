@@ -192,3 +192,28 @@ def test_explicit_generator_runs_eagerly_with_its_stream():
     lazy = torch.empty(1000, device="lazy").uniform_(generator=g)
     torch._lazy.mark_step()
     assert torch.equal(lazy.cpu(), eager)
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_fractional_max_pool_with_given_samples_matches_eager(dims):
+    # Without _random_samples the op draws them with torch.rand on the lazy
+    # device (so not eager's values); with them given it is deterministic
+    # and must equal eager, forward and backward.
+    g = torch.Generator().manual_seed(3)
+    shape = (2, 3) + (9,) * dims
+    x = torch.randn(shape, generator=g)
+    samples = torch.rand(2, 3, dims, generator=g)
+    pool = getattr(torch.nn.functional, f"fractional_max_pool{dims}d")
+
+    def run(device):
+        xi = x.to(device).requires_grad_()
+        out = pool(xi, 2, output_size=(4,) * dims, _random_samples=samples.to(device))
+        (grad,) = torch.autograd.grad((out * out).sum(), [xi])
+        if device == "lazy":
+            torch._lazy.mark_step()
+        return out.cpu(), grad.cpu()
+
+    eager = run("cpu")
+    lazy = run("lazy")
+    torch.testing.assert_close(lazy[0], eager[0], rtol=0, atol=0)
+    torch.testing.assert_close(lazy[1], eager[1], rtol=1e-6, atol=1e-6)
