@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ltc_backend/output_buffer_pool.h"
+#include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/sync_trace.h"
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/runtime/executable.h"
@@ -66,6 +67,8 @@ class MlirComputation : public torch::lazy::Computation {
   // The DAG this computation was lowered from (sync_trace.h): LTC's cache
   // hands it every graph with the same hash, which may be wired otherwise.
   std::optional<DagWiring> wiring;
+  // Set while debugging: what the trace was made of, to explain its compile.
+  std::shared_ptr<const TraceSummary> trace_summary;
   // Computations for the other wirings seen with this hash.
   std::mutex variants_mutex;
   std::vector<std::pair<DagWiring, std::shared_ptr<MlirComputation>>> variants;

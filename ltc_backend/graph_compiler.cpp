@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <chrono>
 #include <functional>
+#include <iostream>
 #include <optional>
 #include <set>
 #include <map>
@@ -202,6 +203,15 @@ class LiveCodeIndex {
   size_t adds_ = 0;
 };
 
+// Debugging: says on stderr why this graph compiles, and counts why.
+void ExplainToUser(const MlirComputation& comp) {
+  CompileExplanation why = ExplainCompile(comp.name, comp.trace_summary);
+  std::string line = comp.name + ": " + why.message;
+  Metrics::RecordCompileExplanation(why.category, line);
+  std::cerr << "ltc_mlir: compiling " << comp.trace_summary->ops.size() << " ops, "
+            << comp.trace_summary->inputs.size() << " inputs as " << line << std::endl;
+}
+
 LiveCodeIndex& LiveCode() {
   static LiveCodeIndex* index = new LiveCodeIndex();  // never destroyed: used at exit
   return *index;
@@ -290,6 +300,7 @@ void CompileComputation(MlirComputation& comp) {
   comp.rng_seed_input = emitted.rng_seed_input;
   comp.input_order = emitted.input_order;
   comp.name = GraphName(emitted.text);
+  if (comp.trace_summary) ExplainToUser(comp);
   if (!emitted.unsupported_ops.empty()) {
     if (TryPartition(comp, emitted.unsupported_ops, Join(emitted.reasons, "; "))) return;
     return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);

@@ -58,6 +58,8 @@ torch::lazy::ComputationPtr MlirLoweringContext::Build() {
   auto computation = std::make_shared<MlirComputation>(graph, std::move(parameter_shapes),
                                                        std::move(result_shapes));
   if (has_post_order_) computation->wiring = DagFingerprint(post_order_, results_);
+  if (has_post_order_ && DebugEnabled())
+    computation->trace_summary = SummarizeTrace(post_order_, results_);
   return computation;
 }
 

@@ -1,7 +1,10 @@
 #include "ltc_backend/metrics.h"
 
+#include "ltc_backend/recompile_diagnostics.h"
+
 #include <torch/csrc/lazy/core/metrics.h>
 
+#include <algorithm>
 #include <iomanip>
 #include <mutex>
 #include <sstream>
@@ -54,6 +57,14 @@ void Metrics::RecordCompileStages(const std::vector<std::pair<std::string, doubl
   for (const auto& s : stages) state.compile_stage_ms[s.first] += s.second;
 }
 
+void Metrics::RecordCompileExplanation(const std::string& category,
+                                       const std::string& message) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.compile_reasons[category]++;
+  if (state.compile_explanations.size() < kMaxReasons)
+    state.compile_explanations.push_back(message);
+}
+
 void Metrics::RecordFallbackGraph(const std::string& reason) {
   std::lock_guard<std::mutex> lock(mu);
   state.fallback_graph_count++;
@@ -94,6 +105,7 @@ void Metrics::Reset() {
   std::lock_guard<std::mutex> lock(mu);
   state = MetricsSnapshot();
   eager_baseline = std::move(eager);
+  ResetCompileHistory();
 }
 
 std::string Metrics::Report() {
@@ -128,6 +140,15 @@ std::string Metrics::Report() {
   } else {
     os << "  fallback ops (op: count) :\n";
     for (const auto& kv : m.fallback_ops) os << "    " << kv.first << ": " << kv.second << "\n";
+  }
+  if (!m.compile_reasons.empty()) {
+    // Most frequent first: what keeps making graphs compile.
+    std::vector<std::pair<int64_t, std::string>> reasons;
+    for (const auto& kv : m.compile_reasons) reasons.push_back({-kv.second, kv.first});
+    std::sort(reasons.begin(), reasons.end());
+    os << "  why graphs compiled      :";
+    for (const auto& r : reasons) os << " " << r.second << " " << -r.first << ";";
+    os << "\n";
   }
   for (const std::string& r : m.fallback_reasons) os << "  fell back: " << r << "\n";
   for (const std::string& g : m.compiled_graphs) os << "  compiled: " << g << "\n";

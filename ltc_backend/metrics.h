@@ -32,6 +32,10 @@ struct MetricsSnapshot {
   // Compile time per stage, summed over compiles and cache loads: emit,
   // parse, torch_to_linalg, linalg_to_llvm, llvm_codegen, object_load.
   std::map<std::string, double> compile_stage_ms;
+  // With debugging on (recompile_diagnostics.h): why each graph compiled,
+  // counted by category, and the messages (the first kMaxReasons).
+  std::map<std::string, int64_t> compile_reasons;
+  std::vector<std::string> compile_explanations;
 };
 
 class Metrics {
@@ -41,6 +45,7 @@ class Metrics {
   static void RecordCodeReuse();
   static void RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages);
   static void RecordFallbackGraph(const std::string& reason);
+  static void RecordCompileExplanation(const std::string& category, const std::string& message);
   // `native_ops`: the graph's aten ops with their multiplicity, counted
   // once per native execution.
   static void RecordExecution(bool native, bool cache_hit, double ms,

@@ -10,6 +10,8 @@
 #include "ltc_backend/execution_errors.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/recompile_diagnostics.h"
+#include "python_frames.h"
 
 namespace py = pybind11;
 using namespace ltc_mlir::backend;
@@ -43,6 +45,8 @@ PYBIND11_MODULE(_C, m) {
     d["compile_stage_ms"] = s.compile_stage_ms;
     d["fallback_reasons"] = s.fallback_reasons;
     d["compiled_graphs"] = s.compiled_graphs;
+    d["compile_reasons"] = s.compile_reasons;
+    d["compile_explanations"] = s.compile_explanations;
     return d;
   });
   m.def("_raise_pending_error", [] {
@@ -76,6 +80,9 @@ PYBIND11_MODULE(_C, m) {
       throw;
     }
   });
+  ltc_mlir::InstallPythonFrameGetter();
+  m.def("_set_debug", &SetDebug);
+  m.def("_debug_enabled", &DebugEnabled);
   m.def("_set_cache_dir", &SetCacheDir);
   m.def("_get_cache_dir", &GetCacheDir);
   m.def("_set_cache_max_bytes", &SetCacheMaxBytes);

@@ -20,7 +20,7 @@ from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
-           "set_cache_dir", "get_cache_dir", "set_cache_max_bytes"]
+           "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug"]
 
 _directories_checked = False
 
@@ -32,6 +32,7 @@ def init():
     LTC_MLIR_DUMP_DIR or LTC_MLIR_REPRODUCER_DIR cannot be written."""
     _C._check_environment()
     _C._init()
+    _C._debug_enabled()  # reads LTC_MLIR_DEBUG: source lines are recorded from now on
     _tensor_fixes.install()
     _module_fixes.install()
     if _torch.Tensor.contiguous is not _contiguous:
@@ -116,6 +117,8 @@ def metrics():
     share its code without compiling),
     compile_stage_ms (stage -> ms: emit, parse, torch_to_linalg,
     linalg_to_llvm, llvm_codegen, object_load),
+    compile_reasons / compile_explanations (in debug mode, see set_debug():
+    why graphs compiled, counted by kind, and the messages),
     fallback_reasons (one line per fallback graph), compiled_graphs (names
     of the dumped modules).
     """
@@ -187,6 +190,17 @@ def set_disabled_ops(ops):
 def get_disabled_ops():
     """The ops set_disabled_ops() / LTC_MLIR_DISABLE_OPS disabled, qualified."""
     return _C._get_disabled_ops()
+
+
+def set_debug(enabled=True):
+    """Debug mode (also LTC_MLIR_DEBUG=1): each graph that compiles says on
+    stderr why, against the nearest graph compiled before it -- an input
+    shape or dtype that changed, a new op, a changed constant -- with the
+    Python line that traced the op. metrics()["compile_reasons"] counts the
+    reasons, metrics()["compile_explanations"] keeps the messages, and
+    metrics_report() lists the most frequent. Recording source lines costs a
+    Python stack walk per traced op: ops traced before this call have none."""
+    _C._set_debug(bool(enabled))
 
 
 def set_cache_dir(path):
