@@ -130,14 +130,21 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     TORCH_CHECK(comp, "ltc_mlir: ExecuteComputation() got a computation from another backend");
     comp = ForThisWiring(std::move(comp), arguments.size(), device);
     bool cache_hit = comp->executions.fetch_add(1) > 0;
+    // A deferred new shape compiles when it runs again (shape_variants.h).
+    if (cache_hit && comp->deferred) CompileDeferred(*comp);
+    const bool deferred_run = comp->deferred;
     auto start = std::chrono::steady_clock::now();
     std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
       if (comp->is_native()) return RunNative(*comp, arguments, device);
       if (comp->partitioned) return RunPartitioned(*comp, arguments, device);
       return RunFallback(*comp, arguments, device);
     });
-    Metrics::RecordExecution(comp->is_native(), cache_hit, MsSince(start), comp->fallback_ops,
-                             comp->native_op_counts);
+    if (deferred_run) {
+      Metrics::RecordDeferredExecution(MsSince(start));
+    } else {
+      Metrics::RecordExecution(comp->is_native(), cache_hit, MsSince(start), comp->fallback_ops,
+                               comp->native_op_counts);
+    }
     return results;
   }
 

@@ -60,6 +60,12 @@ class MlirComputation : public torch::lazy::Computation {
   // Native graphs: each aten op of the graph and how often it occurs.
   std::vector<std::pair<std::string, int64_t>> native_op_counts;
   std::string fallback_reason;
+  // A new shape of a graph already compiled in enough shapes
+  // (shape_variants.h): runs through the fallback until its second run,
+  // which compiles deferred_module.
+  std::atomic<bool> deferred{false};
+  std::string deferred_module;
+  std::mutex deferred_mutex;
   std::atomic<int64_t> executions{0};
   // Output buffers recycled once the graph runs repeatedly (steady state).
   OutputBufferPool output_pool;

@@ -1,5 +1,7 @@
 #include "ltc_backend/config.h"
 
+#include "ltc_backend/shape_variants.h"
+
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
 
@@ -159,7 +161,10 @@ int GetNumThreads() {
   return n > 0 ? n : at::get_num_threads();
 }
 
-void CheckEnvironment() { (void)ThreadsFromEnv(); }
+void CheckEnvironment() {
+  (void)ThreadsFromEnv();
+  CheckShapeVariantEnvironment();
+}
 
 }  // namespace backend
 }  // namespace ltc_mlir

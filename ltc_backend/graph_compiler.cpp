@@ -15,6 +15,7 @@
 #include "ltc_backend/config.h"
 #include "ltc_backend/metrics.h"
 #include "ltc_backend/partitioned_graph.h"
+#include "ltc_backend/shape_variants.h"
 #include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/openmp.h"
@@ -220,7 +221,7 @@ LiveCodeIndex& LiveCode() {
 }  // namespace
 
 NativeCode CompileEmitted(const std::string& emitted_text, const std::string& name,
-                          double emit_ms) {
+                          double emit_ms, bool allow_defer) {
   // What is compiled and keys both caches: graphs LTC tells apart by its
   // own hash often emit the same module up to SSA numbering and repeated
   // pure ops (the same training step traced again). Same signature, so the
@@ -254,11 +255,16 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
     code.from_disk = result.function != nullptr;
     Metrics::RecordDiskCache(code.from_disk);
   }
+  if (!code.from_disk && allow_defer && ShouldDeferCompile(text, live_key)) {
+    code.deferred = true;
+    return code;
+  }
   if (!code.from_disk) result = compileTorchModule(text, options);
   if (!result.writeError.empty()) WarnWriteErrorOnce(result.writeError);
   result.stageMs.insert(result.stageMs.begin(), {"emit", emit_ms});
   Metrics::RecordCompileStages(result.stageMs);
   if (!result.function) return code;
+  RecordNativeVariant(text);
   if (!code.from_disk && !cache_dir.empty()) {
     if (result.object.empty()) {
       WarnCacheProblem("ltc_mlir: a compiled graph cannot be kept in the compile cache: " +
@@ -284,6 +290,34 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   return code;
 }
 
+namespace {
+
+// Native code for comp, or the partition / fallback its failure calls for.
+void AdoptCode(MlirComputation& comp, const NativeCode& code) {
+  const CompileResult& result = code.result;
+  if (!result.function) {
+    // Only unsupported ops can be worked around by running them apart; a
+    // compiler error sends the whole graph to TorchScript with its reproducer.
+    if (!result.unsupportedOps.empty() && TryPartition(comp, result.unsupportedOps, "")) return;
+    // Unsupported ops are named by FallBack; other errors keep their text.
+    std::string why = result.unsupportedOps.empty() ? result.error : "";
+    if (why.size() > 2000) why = why.substr(0, 2000) + "...";
+    if (!result.reproducerPath.empty())
+      why += std::string(why.empty() ? "" : " ") + "[reproducer: " + result.reproducerPath + "]";
+    return FallBack(comp, why, result.unsupportedOps);
+  }
+  std::string mismatch = CheckSignature(*result.function, comp);
+  if (!mismatch.empty()) return FallBack(comp, "internal error: " + mismatch, {});
+  comp.function_result_shapes = FunctionResultShapes(comp, result.function->outputs.size());
+  std::map<std::string, int64_t> op_counts;
+  for (const std::string& op : GraphOps(*comp.graph())) op_counts[op]++;
+  comp.native_op_counts.assign(op_counts.begin(), op_counts.end());
+  comp.executable = code.executable;
+  if (!code.from_disk && !code.reused) Metrics::RecordCompile(comp.name, result.compileTimeMs);
+}
+
+}  // namespace
+
 std::string GraphName(const std::string& module_text) {
   char name[32];
   std::snprintf(name, sizeof(name), "graph_%016zx", std::hash<std::string>()(module_text));
@@ -306,27 +340,23 @@ void CompileComputation(MlirComputation& comp) {
     return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);
   }
 
-  NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms);
-  const CompileResult& result = code.result;
-  if (!result.function) {
-    // Only unsupported ops can be worked around by running them apart; a
-    // compiler error sends the whole graph to TorchScript with its reproducer.
-    if (!result.unsupportedOps.empty() && TryPartition(comp, result.unsupportedOps, "")) return;
-    // Unsupported ops are named by FallBack; other errors keep their text.
-    std::string why = result.unsupportedOps.empty() ? result.error : "";
-    if (why.size() > 2000) why = why.substr(0, 2000) + "...";
-    if (!result.reproducerPath.empty())
-      why += std::string(why.empty() ? "" : " ") + "[reproducer: " + result.reproducerPath + "]";
-    return FallBack(comp, why, result.unsupportedOps);
+  NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms, /*allow_defer=*/true);
+  if (code.deferred) {
+    // Runs through the fallback until it recurs (ExecuteComputation).
+    comp.deferred_module = emitted.text;
+    comp.deferred = true;
+    Metrics::RecordDeferredGraph();
+    return;
   }
-  std::string mismatch = CheckSignature(*result.function, comp);
-  if (!mismatch.empty()) return FallBack(comp, "internal error: " + mismatch, {});
-  comp.function_result_shapes = FunctionResultShapes(comp, result.function->outputs.size());
-  std::map<std::string, int64_t> op_counts;
-  for (const std::string& op : GraphOps(*comp.graph())) op_counts[op]++;
-  comp.native_op_counts.assign(op_counts.begin(), op_counts.end());
-  comp.executable = code.executable;
-  if (!code.from_disk && !code.reused) Metrics::RecordCompile(comp.name, result.compileTimeMs);
+  AdoptCode(comp, code);
+}
+
+void CompileDeferred(MlirComputation& comp) {
+  std::lock_guard<std::mutex> lock(comp.deferred_mutex);
+  if (!comp.deferred) return;
+  NativeCode code = CompileEmitted(comp.deferred_module, comp.name, 0.0);
+  AdoptCode(comp, code);
+  comp.deferred = false;
 }
 
 }  // namespace backend

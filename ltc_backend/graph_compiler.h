@@ -25,9 +25,15 @@ struct NativeCode {
   bool from_disk = false;
   // Reused from another live graph with the same module text (no compile).
   bool reused = false;
+  // Not compiled: a new shape of a graph compiled in enough shapes already
+  // (shape_variants.h); only when allow_defer.
+  bool deferred = false;
 };
 NativeCode CompileEmitted(const std::string& module_text, const std::string& name,
-                          double emit_ms);
+                          double emit_ms, bool allow_defer = false);
+
+// Compiles a graph whose compile was deferred (its shape recurred).
+void CompileDeferred(MlirComputation& comp);
 
 // "graph_<hash of the module text>".
 std::string GraphName(const std::string& module_text);

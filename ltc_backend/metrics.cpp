@@ -52,6 +52,18 @@ void Metrics::RecordCodeReuse() {
   state.code_reuse_hits++;
 }
 
+void Metrics::RecordDeferredGraph() {
+  std::lock_guard<std::mutex> lock(mu);
+  state.deferred_graphs++;
+}
+
+void Metrics::RecordDeferredExecution(double ms) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.execute_count++;
+  state.execute_time_ms += ms;
+  state.deferred_execute_count++;
+}
+
 void Metrics::RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages) {
   std::lock_guard<std::mutex> lock(mu);
   for (const auto& s : stages) state.compile_stage_ms[s.first] += s.second;
@@ -122,6 +134,9 @@ std::string Metrics::Report() {
      << " from disk (" << m.disk_cache_misses << " disk misses), " << m.code_reuse_hits
      << " graphs sharing the code of an identical one\n"
      << "  fallback graphs          : " << m.fallback_graph_count << "\n";
+  if (m.deferred_graphs > 0)
+    os << "  new shapes not compiled  : " << m.deferred_graphs << " graphs ("
+       << m.deferred_execute_count << " runs through the fallback until their shape recurs)\n";
   if (!m.compile_stage_ms.empty()) {
     os << "  compile time by stage    :";
     for (const char* stage : {"emit", "parse", "torch_to_linalg", "linalg_to_llvm",

@@ -29,6 +29,11 @@ struct MetricsSnapshot {
   // Graphs new to LTC whose module text equals that of a live compiled
   // graph (e.g. a step with its inputs in another order): code shared.
   int64_t code_reuse_hits = 0;
+  // New shapes of graphs compiled in enough shapes already: graphs whose
+  // compile waits until their shape recurs, and their runs meanwhile
+  // (through the fallback; neither native nor fallback executions).
+  int64_t deferred_graphs = 0;
+  int64_t deferred_execute_count = 0;
   // Compile time per stage, summed over compiles and cache loads: emit,
   // parse, torch_to_linalg, linalg_to_llvm, llvm_codegen, object_load.
   std::map<std::string, double> compile_stage_ms;
@@ -43,6 +48,8 @@ class Metrics {
   static void RecordCompile(const std::string& graph_name, double ms);
   static void RecordDiskCache(bool hit);
   static void RecordCodeReuse();
+  static void RecordDeferredGraph();
+  static void RecordDeferredExecution(double ms);
   static void RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages);
   static void RecordFallbackGraph(const std::string& reason);
   static void RecordCompileExplanation(const std::string& category, const std::string& message);

@@ -11,6 +11,7 @@
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/metrics.h"
 #include "ltc_backend/recompile_diagnostics.h"
+#include "ltc_backend/shape_variants.h"
 #include "python_frames.h"
 
 namespace py = pybind11;
@@ -42,6 +43,8 @@ PYBIND11_MODULE(_C, m) {
     d["disk_cache_hits"] = s.disk_cache_hits;
     d["disk_cache_misses"] = s.disk_cache_misses;
     d["code_reuse_hits"] = s.code_reuse_hits;
+    d["deferred_graphs"] = s.deferred_graphs;
+    d["deferred_execute_count"] = s.deferred_execute_count;
     d["compile_stage_ms"] = s.compile_stage_ms;
     d["fallback_reasons"] = s.fallback_reasons;
     d["compiled_graphs"] = s.compiled_graphs;
@@ -82,6 +85,9 @@ PYBIND11_MODULE(_C, m) {
   });
   ltc_mlir::InstallPythonFrameGetter();
   m.def("_set_debug", &SetDebug);
+  m.def("_set_shape_variant_limit", &SetShapeVariantLimit);
+  m.def("_get_shape_variant_limit", &GetShapeVariantLimit);
+  m.def("_reset_shape_variants", &ResetShapeVariants);
   m.def("_debug_enabled", &DebugEnabled);
   m.def("_set_cache_dir", &SetCacheDir);
   m.def("_get_cache_dir", &GetCacheDir);

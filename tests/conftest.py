@@ -10,6 +10,10 @@ sys.path.insert(0, os.path.dirname(__file__))
 # Tests count real compiles: no persistent cache unless a test sets one
 # (subprocesses inherit this too).
 os.environ.setdefault("LTC_MLIR_CACHE_DIR", "")
+# ... and compile every shape at once, so that a test's graphs do not depend
+# on which shapes earlier tests compiled (tests/reliability/test_shape_variants.py
+# turns the deferral of new shapes on).
+os.environ.setdefault("LTC_MLIR_SHAPE_VARIANTS", "0")
 
 import ltc_mlir  # noqa: E402
 

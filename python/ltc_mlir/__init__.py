@@ -20,7 +20,8 @@ from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
-           "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug"]
+           "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug",
+           "set_shape_variant_limit", "get_shape_variant_limit"]
 
 _directories_checked = False
 
@@ -112,6 +113,10 @@ def metrics():
     native_ops (op name -> ops run inside native graphs, e.g. "aten::mm"),
     disk_cache_hits / disk_cache_misses (graphs loaded from / not found in
     the persistent compile cache; compile_count counts real compiles only),
+    deferred_graphs / deferred_execute_count (new shapes of large graphs
+    that compiled in set_shape_variant_limit() shapes already: not compiled
+    until they recur, run through the fallback meanwhile; these runs count
+    in execute_count only),
     code_reuse_hits (graphs new to LTC whose module text equals a live
     compiled graph's, e.g. a step whose inputs came in another order: they
     share its code without compiling),
@@ -201,6 +206,25 @@ def set_debug(enabled=True):
     metrics_report() lists the most frequent. Recording source lines costs a
     Python stack walk per traced op: ops traced before this call have none."""
     _C._set_debug(bool(enabled))
+
+
+def set_shape_variant_limit(limit):
+    """How many input shapes of one graph compile at first sight (default
+    LTC_MLIR_SHAPE_VARIANTS, else 2). Every new shape is a new compile;
+    beyond this many, a new shape of a large graph (32 ops or more, e.g. a
+    training step) runs through the fallback the first time it appears and
+    compiles when it recurs, so a loop over many batch sizes stays cheap
+    and a shape that repeats (an epoch's last batch) is native from its
+    second run. metrics()["deferred_graphs"] / ["deferred_execute_count"]
+    count them. 0 compiles every shape at once."""
+    if int(limit) < 0:
+        raise ValueError(f"set_shape_variant_limit: the limit must be >= 0, got {limit}")
+    _C._set_shape_variant_limit(int(limit))
+
+
+def get_shape_variant_limit():
+    """See set_shape_variant_limit()."""
+    return _C._get_shape_variant_limit()
 
 
 def set_cache_dir(path):
