@@ -11,7 +11,9 @@
 // the update is ordinary lazy in-place ops on the buffers, eager's formula:
 //   running_mean = (1 - momentum) * running_mean + momentum * batch_mean
 //   running_var  = (1 - momentum) * running_var  + momentum * unbiased_batch_var
-// Every other call (eval, no running stats) still goes to LTC's kernel.
+// Training without running stats takes the same node (LTC's shape function
+// types its save_mean/save_invstd f32 whatever the input's dtype); eval
+// calls still go to LTC's kernel.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -82,7 +84,7 @@ Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
                        const OptionalTensor& bias, const OptionalTensor& running_mean,
                        const OptionalTensor& running_var, bool training, double momentum,
                        double eps) {
-  if (!training || (!Defined(running_mean) && !Defined(running_var))) {
+  if (!training) {
     BatchNormOp& state = State();
     Result result = state.ltc_kernel.call<Result, const at::Tensor&, const OptionalTensor&,
                                           const OptionalTensor&, const OptionalTensor&,

@@ -173,10 +173,7 @@ def test_batch_norm_bfloat16(dump_dir, params):
         assert_close(eager, lazy, **FWD)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "torch 1.13's LTC shape function types save_mean/save_invstd with the default "
-    "dtype (f32) when running_mean is None: the lazy tensors' dtype differs from "
-    "eager's; needs a Lazy native_batch_norm kernel with eager's shapes (ltckernels)"))
+# LTC 1.13 typed save_mean/save_invstd f32 here (batch_norm_kernel.cpp).
 def test_batch_norm_statistics_dtype_float64(dump_dir):
     x = rnd(3, 2, 4, dtype=torch.float64)
     fn = lambda x: torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
