@@ -10,5 +10,10 @@ echo "== unit tests (GoogleTest) =="
 echo "== lit tests =="
 /usr/lib/llvm-22/bin/lit -sv "$BUILD/tests/lit" || status=1
 echo "== python tests (pytest) =="
-"$PY" -m pytest -q "$ROOT/tests" "$@" || status=1
+# Two workers (pytest-xdist), each file's tests in one worker in order;
+# LTC_MLIR_TEST_JOBS=1 runs them in this process.
+jobs="${LTC_MLIR_TEST_JOBS:-2}"
+parallel=()
+if [ "$jobs" -gt 1 ]; then parallel=(-n "$jobs" --dist loadfile); fi
+"$PY" -m pytest -q "${parallel[@]}" "$ROOT/tests" "$@" || status=1
 exit $status
