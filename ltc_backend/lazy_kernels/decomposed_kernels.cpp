@@ -12,6 +12,9 @@
 //    permuted to [N*H*W, C] and target flattened to [N*H*W].
 //  - max_unpool2d/3d: scatter of the values into zeros [.., prod(size)];
 //    their autograd backward gathers (max_pool_double_backward).
+//  - multi_margin_loss (+ backward): the margins of every class against the
+//    target's score (gather), clamped, the target's own term zeroed (scatter);
+//    the backward sets the target's gradient to minus its row's sum.
 //  - upsample_bicubic2d (+ backward): ATen's separable cubic taps (clamped
 //    at the borders) as two interpolation matrices A_h [oH, H], A_w [oW, W]:
 //    out = A_h x A_w^T, grad_input = A_h^T g A_w (two mm each). Float and
@@ -338,6 +341,95 @@ void UpsampleBicubic2dBackward(const c10::OperatorHandle& op, torch::jit::Stack*
   Return(op, stack, {Separable(grad, m.first.t().contiguous(), m.second.t().contiguous())});
 }
 
+// ---------------------------------------------------------------------------
+// multi_margin_loss (+ backward)
+// ---------------------------------------------------------------------------
+
+struct MarginArgs {
+  at::Tensor x, y;  // [N, C], [N] (a 1-d self is one frame)
+  at::Tensor weight;
+  int64_t p, reduction;
+  double margin;
+  int64_t frames, classes;
+};
+
+// ATen's multi_margin_loss_shape_check and p check (its messages).
+MarginArgs GetMarginArgs(const at::Tensor& self, const at::Tensor& target, const c10::IValue& p,
+                         const c10::IValue& margin, const c10::IValue& weight,
+                         const c10::IValue& reduction) {
+  MarginArgs a;
+  a.frames = self.dim() <= 1 ? 1 : self.size(0);
+  a.classes = self.dim() <= 1 ? (self.dim() == 0 ? 1 : self.size(0)) : self.size(1);
+  TORCH_CHECK((self.dim() <= 1 && self.numel() != 0) || (self.dim() == 2 && self.size(1) != 0),
+              "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
+              self.sizes());
+  TORCH_CHECK(target.dim() <= 1 && target.numel() == a.frames,
+              "inconsistent target size, expected ", a.frames, " but got ", target.sizes());
+  a.weight = OptionalTensor(weight);
+  if (a.weight.defined())
+    TORCH_CHECK(a.weight.dim() <= 1 && a.weight.numel() == a.classes,
+                "inconsistent weight size, expected ", a.classes, " but got ", a.weight.sizes());
+  a.p = p.toScalar().toLong();
+  TORCH_CHECK(a.p == 1 || a.p == 2, "only p == 1 and p == 2 supported");
+  a.margin = margin.toScalar().toDouble();
+  a.reduction = reduction.toInt();
+  a.x = at::view_copy(self, {a.frames, a.classes});
+  a.y = at::view_copy(target, {a.frames, 1});
+  return a;
+}
+
+// margin - x[n, y[n]] + x[n, i]  ([N, C]); the target's weight [N, 1] in *wy.
+at::Tensor MarginTerms(const MarginArgs& a, at::Tensor* wy) {
+  at::Tensor xy = at::gather(a.x, 1, a.y);
+  if (a.weight.defined())
+    *wy = at::view_copy(at::gather(at::view_copy(a.weight, {a.classes}), 0,
+                                   at::view_copy(a.y, {a.frames})), {a.frames, 1});
+  return at::add(at::rsub(xy, a.margin), a.x);
+}
+
+void MultiMarginLoss(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const at::Tensor self = Arg(op, *stack, 0).toTensor();
+  const at::Tensor target = Arg(op, *stack, 1).toTensor();
+  MarginArgs a = GetMarginArgs(self, target, Arg(op, *stack, 2), Arg(op, *stack, 3),
+                               Arg(op, *stack, 4), Arg(op, *stack, 5));
+  if (!at::isFloatingType(self.scalar_type())) return RunEagerFallback(op, stack);
+  at::Tensor wy;
+  at::Tensor h = at::clamp_min(MarginTerms(a, &wy), 0);
+  if (a.p == 2) h = at::mul(h, h);
+  if (wy.defined()) h = at::mul(h, wy);
+  h = at::scatter(h, 1, a.y, 0);  // the target's own term
+  at::Tensor per_frame = at::div(at::sum(h, {1}), a.classes);
+  at::Tensor out;
+  if (a.reduction == at::Reduction::None)
+    out = at::view_copy(per_frame, target.dim() == 0 ? std::vector<int64_t>{}
+                                                     : std::vector<int64_t>{a.frames});
+  else
+    out = a.reduction == at::Reduction::Mean ? at::mean(per_frame) : at::sum(per_frame);
+  Return(op, stack, {out});
+}
+
+void MultiMarginLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const at::Tensor grad = Arg(op, *stack, 0).toTensor();
+  const at::Tensor self = Arg(op, *stack, 1).toTensor();
+  const at::Tensor target = Arg(op, *stack, 2).toTensor();
+  MarginArgs a = GetMarginArgs(self, target, Arg(op, *stack, 3), Arg(op, *stack, 4),
+                               Arg(op, *stack, 5), Arg(op, *stack, 6));
+  if (!at::isFloatingType(self.scalar_type())) return RunEagerFallback(op, stack);
+  const double g = a.reduction == at::Reduction::Mean ? 1.0 / (a.frames * a.classes)
+                                                      : 1.0 / a.classes;
+  at::Tensor wy;
+  at::Tensor z = MarginTerms(a, &wy);
+  at::Tensor h = a.p == 1 ? at::mul(at::gt(z, 0).to(self.scalar_type()), g)
+                          : at::mul(at::clamp_min(z, 0), 2 * g);
+  if (wy.defined()) h = at::mul(h, wy);
+  h = at::scatter(h, 1, a.y, 0);
+  h = at::scatter(h, 1, a.y, at::neg(at::sum(h, {1}, /*keepdim=*/true)));
+  at::Tensor go = a.reduction == at::Reduction::None && target.dim() > 0
+                      ? at::view_copy(grad, {a.frames, 1})
+                      : grad;
+  Return(op, stack, {at::view_copy(at::mul(h, go), self.sizes())});
+}
+
 }  // namespace
 
 void RegisterDecomposedKernels() {
@@ -350,6 +442,9 @@ void RegisterDecomposedKernels() {
             torch::CppFunction::makeFromBoxedFunction<&NllLoss2dBackward>());
   lib->impl("max_unpool2d", torch::CppFunction::makeFromBoxedFunction<&MaxUnpool2d>());
   lib->impl("max_unpool3d", torch::CppFunction::makeFromBoxedFunction<&MaxUnpool3d>());
+  lib->impl("multi_margin_loss", torch::CppFunction::makeFromBoxedFunction<&MultiMarginLoss>());
+  lib->impl("multi_margin_loss_backward",
+            torch::CppFunction::makeFromBoxedFunction<&MultiMarginLossBackward>());
   lib->impl("upsample_bicubic2d",
             torch::CppFunction::makeFromBoxedFunction<&UpsampleBicubic2d>());
   lib->impl("upsample_bicubic2d_backward",

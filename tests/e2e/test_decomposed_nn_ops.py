@@ -197,3 +197,43 @@ def test_upsample_bicubic2d_float64():
     eager, lazy = run_both(fn, x, grad_inputs=(0,))
     assert_close(eager, lazy, rtol=1e-12, atol=1e-12)
     assert_all_native()
+
+
+# ---------------------------------------------------------------------------
+# multi_margin_loss
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multi_margin_loss(p, reduction):
+    x = rnd(6, 5)
+    target = torch.randint(0, 5, (6,), generator=gen)
+    fn = lambda a, t: F.multi_margin_loss(a, t, p=p, margin=0.7, reduction=reduction)
+    eager, lazy = run_both(fn, x, target, grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-6, atol=1e-6)
+    assert_all_native()
+
+
+def test_multi_margin_loss_weighted_float64_and_1d():
+    x = rnd(4, 7, dtype=torch.float64)
+    target = torch.randint(0, 7, (4,), generator=gen)
+    w = torch.rand(7, generator=gen, dtype=torch.float64)
+    fn = lambda a, t, w: F.multi_margin_loss(a, t, p=2, weight=w)
+    eager, lazy = run_both(fn, x, target, w, grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-12, atol=1e-12)
+    fn = lambda a, t: F.multi_margin_loss(a, t, reduction="none")
+    eager, lazy = run_both(fn, rnd(5), torch.tensor(3), grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-6, atol=1e-6)
+    assert_all_native()
+
+
+def test_multi_margin_loss_bad_target_raises():
+    x = torch.randn(3, 4)
+    bad = torch.tensor([0, 4, 1])
+    with pytest.raises(RuntimeError, match="out of range"):
+        F.multi_margin_loss(x, bad)
+    with pytest.raises(RuntimeError, match="out of bounds") as err:
+        F.multi_margin_loss(x.to("lazy"), bad.to("lazy")).cpu()
+    assert "[0, 4)" in str(err.value), err.value
+    with pytest.raises((ValueError, RuntimeError), match="only p == 1 and p == 2 supported"):
+        F.multi_margin_loss(x.to("lazy"), bad.to("lazy"), p=3)
