@@ -27,9 +27,12 @@
 // does not change with them).
 #include <ATen/ATen.h>
 #include <ATen/native/UpSample.h>
+#include <ATen/div_rtn.h>
+#include <ATen/native/im2col_shape_check.h>
 #include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
+#include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
 namespace ltc_mlir {
@@ -126,10 +129,19 @@ void Col2im(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::vector<int64_t> d = Arg(op, *stack, 3).toIntVector();
   std::vector<int64_t> p = Arg(op, *stack, 4).toIntVector();
   std::vector<int64_t> s = Arg(op, *stack, 5).toIntVector();
-  at::Tensor shape = at::col2im(Meta(self), size, k, d, p, s);  // ([N,] C, H, W)
-  if (shape.numel() == 0) return RunEagerFallback(op, stack);
+  // The eager checks (torch 1.13's Meta kernel swaps H and W: not used).
+  for (const auto& list : {std::make_pair("output_size", &size), std::make_pair("kernel_size", &k),
+                           std::make_pair("dilation", &d), std::make_pair("padding", &p),
+                           std::make_pair("stride", &s)})
+    TORCH_CHECK(list.second->size() == 2, "It is expected ", list.first,
+                " equals to 2, but got size ", list.second->size());
+  at::native::col2im_shape_check(Meta(self), at::Tensor(), size[0], size[1], k[0], k[1], d[0],
+                                 d[1], p[0], p[1], s[0], s[1]);
   const bool batched = self.dim() == 3;
-  const int64_t n = batched ? self.size(0) : 1, c = shape.size(-3);
+  const int64_t n = batched ? self.size(0) : 1, c = self.size(-2) / (k[0] * k[1]);
+  std::vector<int64_t> result = {c, size[0], size[1]};
+  if (batched) result.insert(result.begin(), n);
+  if (self.numel() == 0) return RunEagerFallback(op, stack);
   Blocks b = GetBlocks(size, k, d, p, s);
   at::Tensor cols = at::view_copy(self, {n, c, b.K() * b.L()});
   at::Tensor plane = at::zeros({n, c, b.padded(0) * b.padded(1)}, self.options());
@@ -137,7 +149,7 @@ void Col2im(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   plane = at::view_copy(plane, {n, c, b.padded(0), b.padded(1)});
   plane = at::slice_copy(plane, 2, b.p[0], b.p[0] + b.in[0], 1);
   plane = at::slice_copy(plane, 3, b.p[1], b.p[1] + b.in[1], 1);
-  Return(op, stack, {at::view_copy(plane, shape.sizes())});
+  Return(op, stack, {at::view_copy(plane, result)});
 }
 
 // ---------------------------------------------------------------------------
@@ -435,6 +447,7 @@ void MultiMarginLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* s
 void RegisterDecomposedKernels() {
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // functorch's batching rules also sit on the Lazy key
   lib->impl("im2col", torch::CppFunction::makeFromBoxedFunction<&Im2col>());
   lib->impl("col2im", torch::CppFunction::makeFromBoxedFunction<&Col2im>());
   lib->impl("nll_loss2d_forward", torch::CppFunction::makeFromBoxedFunction<&NllLoss2dForward>());

@@ -8,6 +8,9 @@
 //    (pool3d_shape_check, the eager messages);
 //  - max_pool3d_with_indices_backward, _adaptive_avg_pool3d_backward: shaped
 //    as self.
+// max_pool3d (F.max_pool3d without indices) had LTC's AutogradLazy kernel,
+// which ran max_pool3d_with_indices on the eager fallback: ours calls
+// max_pool3d_with_indices, i.e. its composite.
 // upsample_nearest3d.vec and its backward (F.interpolate's overloads) have a
 // CPU kernel only, where the 1-d/2-d ones have a composite: ours computes
 // the output size like ATen and records the default overload, which is the
@@ -18,6 +21,7 @@
 #include <torch/library.h>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
 namespace ltc_mlir {
@@ -118,6 +122,12 @@ void UpsampleNearest3dBackwardVecBoxed(const c10::OperatorHandle&, torch::jit::S
   torch::jit::push(*stack, UpsampleNearest3dBackwardVec(grad, size_ref, input_size, scales_ref));
 }
 
+at::Tensor MaxPool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                     c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode) {
+  return std::get<0>(
+      at::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
+}
+
 }  // namespace
 
 void RegisterPoolingKernels() {
@@ -134,6 +144,10 @@ void RegisterPoolingKernels() {
             torch::CppFunction::makeFromBoxedFunction<&UpsampleNearest3dVecBoxed>());
   lib->impl("upsample_nearest3d_backward.vec",
             torch::CppFunction::makeFromBoxedFunction<&UpsampleNearest3dBackwardVecBoxed>());
+  static torch::Library* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // replaces LTC's kernel
+  autograd->impl("max_pool3d", TORCH_FN(MaxPool3d));
 }
 
 }  // namespace backend
