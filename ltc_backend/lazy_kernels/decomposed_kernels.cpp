@@ -15,12 +15,15 @@
 //  - multi_margin_loss (+ backward): the margins of every class against the
 //    target's score (gather), clamped, the target's own term zeroed (scatter);
 //    the backward sets the target's gradient to minus its row's sum.
+//  - multilabel_margin_loss (+ backward): the same over [N, K, C] pairs
+//    (listed target k, non-target class i), is_target from comparing the
+//    listed targets (up to the first -1: a cumsum) with every class.
 //  - upsample_bicubic2d (+ backward): ATen's separable cubic taps (clamped
 //    at the borders) as two interpolation matrices A_h [oH, H], A_w [oW, W]:
 //    out = A_h x A_w^T, grad_input = A_h^T g A_w (two mm each). Float and
 //    double only; other dtypes run eagerly.
 // Out-of-range values (targets, unpool indices) fail the runtime checks of
-// the ops they become (nll_loss_forward's, scatter's): a Python
+// the ops they become (nll_loss_forward's, scatter's, gather's): a Python
 // RuntimeError naming the bound, never an out-of-bounds access.
 // The index tables and interpolation matrices are computed on the host and
 // uploaded as graph inputs (they depend on the sizes only: the graph's hash
@@ -111,7 +114,7 @@ void Im2col(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::vector<int64_t> s = Arg(op, *stack, 4).toIntVector();
   // The eager argument checks and result shape ([N,] C*K, L).
   at::Tensor shape = at::im2col(Meta(self), k, d, p, s);
-  if (shape.numel() == 0) return RunEagerFallback(op, stack);
+  if (shape.numel() == 0) return Return(op, stack, {at::zeros(shape.sizes(), self.options())});
   const bool batched = self.dim() == 4;
   const int64_t n = batched ? self.size(0) : 1, c = self.size(-3);
   Blocks b = GetBlocks(self.sizes().slice(self.dim() - 2), k, d, p, s);
@@ -141,7 +144,7 @@ void Col2im(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const int64_t n = batched ? self.size(0) : 1, c = self.size(-2) / (k[0] * k[1]);
   std::vector<int64_t> result = {c, size[0], size[1]};
   if (batched) result.insert(result.begin(), n);
-  if (self.numel() == 0) return RunEagerFallback(op, stack);
+  if (self.numel() == 0) return Return(op, stack, {at::zeros(result, self.options())});
   Blocks b = GetBlocks(size, k, d, p, s);
   at::Tensor cols = at::view_copy(self, {n, c, b.K() * b.L()});
   at::Tensor plane = at::zeros({n, c, b.padded(0) * b.padded(1)}, self.options());
@@ -442,6 +445,108 @@ void MultiMarginLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* s
   Return(op, stack, {at::view_copy(at::mul(h, go), self.sizes())});
 }
 
+// ---------------------------------------------------------------------------
+// multilabel_margin_loss (+ backward)
+// ---------------------------------------------------------------------------
+
+// target [N, C] lists each frame's classes up to the first -1.
+struct MultilabelArgs {
+  at::Tensor x, target;  // [N, C]
+  at::Tensor valid;      // [N, C] bool: position k is before the first -1
+  at::Tensor classes;    // [N, C] target with the positions after it set to 0
+  int64_t frames, dim;
+};
+
+// ATen's multilabel_margin_loss_shape_check (its messages).
+MultilabelArgs GetMultilabelArgs(const at::Tensor& self, const at::Tensor& target) {
+  MultilabelArgs a;
+  const int64_t nd = self.dim();
+  TORCH_CHECK((nd == 2 && self.size(1) != 0) || (nd == 1 && self.size(0) != 0) || nd == 0,
+              "Expected non-empty vector or matrix with optional 0-dim batch size, but got: ",
+              self.sizes());
+  if (nd <= 1) {
+    a.frames = 1;
+    a.dim = nd == 0 ? 1 : self.size(0);
+    TORCH_CHECK(target.dim() <= 1 && target.numel() == a.dim, "inconsistent size ",
+                target.sizes(), " for ", "target");
+  } else {
+    a.frames = self.size(0);
+    a.dim = self.size(1);
+    TORCH_CHECK(target.dim() == 2 && target.size(0) == a.frames && target.size(1) == a.dim,
+                "inconsistent target size: ", target.sizes(), " for input of size: ",
+                self.sizes());
+  }
+  a.x = at::view_copy(self, {a.frames, a.dim});
+  a.target = at::view_copy(target, {a.frames, a.dim});
+  at::Tensor stops = at::cumsum(at::eq(a.target, -1).to(at::kLong), 1);
+  a.valid = at::eq(stops, 0);
+  a.classes = at::mul(a.target, a.valid.to(at::kLong));
+  return a;
+}
+
+// 1 - x[n, target[n, k]] + x[n, i]  ([N, K, C]). Like eager, every target
+// value (also after the first -1) must be in [-1, C): the gather reads
+// x padded with one column in front at target + 1, which checks just that
+// (its message names the shifted bound [0, C + 1)).
+at::Tensor MultilabelTerms(const MultilabelArgs& a) {
+  at::Tensor padded = at::constant_pad_nd(a.x, {1, 0}, 0);
+  at::Tensor xj = at::gather(padded, 1, at::add(a.target, 1));
+  return at::add(at::rsub(at::view_copy(xj, {a.frames, a.dim, 1}), 1),
+                 at::view_copy(a.x, {a.frames, 1, a.dim}));
+}
+
+// Pairs (target k, class i) that count: k listed, i not a target.
+at::Tensor MultilabelPairs(const MultilabelArgs& a, const at::Tensor& is_target) {
+  at::Tensor listed = at::view_copy(a.valid, {a.frames, a.dim, 1});
+  at::Tensor other = at::view_copy(at::eq(is_target, 0), {a.frames, 1, a.dim});
+  return at::logical_and(listed, other);
+}
+
+void MultilabelMarginLossForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const at::Tensor self = Arg(op, *stack, 0).toTensor();
+  const at::Tensor target = Arg(op, *stack, 1).toTensor();
+  const int64_t reduction = Arg(op, *stack, 2).toInt();
+  MultilabelArgs a = GetMultilabelArgs(self, target);
+  if (!at::isFloatingType(self.scalar_type())) return RunEagerFallback(op, stack);
+  // is_target[n, c]: c is listed in target[n] (before the first -1).
+  at::Tensor host_classes = at::arange(a.dim, at::kLong);
+  at::Tensor classes = at::view_copy(ToLazy(host_classes, self), {1, 1, a.dim});
+  at::Tensor hit = at::logical_and(
+      at::eq(at::view_copy(a.classes, {a.frames, a.dim, 1}), classes),
+      at::view_copy(a.valid, {a.frames, a.dim, 1}));
+  at::Tensor is_target = at::gt(at::sum(hit.to(at::kLong), {1}), 0).to(self.scalar_type());
+  at::Tensor z = at::clamp_min(MultilabelTerms(a), 0);
+  z = at::mul(z, MultilabelPairs(a, is_target).to(self.scalar_type()));
+  at::Tensor per_frame = at::div(at::sum(z, {1, 2}), a.dim);
+  at::Tensor out;
+  if (reduction == at::Reduction::None)
+    out = at::view_copy(per_frame, self.dim() <= 1 ? std::vector<int64_t>{}
+                                                   : std::vector<int64_t>{a.frames});
+  else
+    out = reduction == at::Reduction::Mean ? at::mean(per_frame) : at::sum(per_frame);
+  Return(op, stack, {out, at::view_copy(is_target, target.sizes())});
+}
+
+void MultilabelMarginLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  const at::Tensor grad = Arg(op, *stack, 0).toTensor();
+  const at::Tensor self = Arg(op, *stack, 1).toTensor();
+  const at::Tensor target = Arg(op, *stack, 2).toTensor();
+  const int64_t reduction = Arg(op, *stack, 3).toInt();
+  const at::Tensor is_target_in = Arg(op, *stack, 4).toTensor();
+  MultilabelArgs a = GetMultilabelArgs(self, target);
+  if (!at::isFloatingType(self.scalar_type()) || is_target_in.numel() != a.frames * a.dim)
+    return RunEagerFallback(op, stack);
+  at::Tensor is_target = at::view_copy(is_target_in, {a.frames, a.dim});
+  const double g = reduction == at::Reduction::Mean ? 1.0 / (a.frames * a.dim) : 1.0 / a.dim;
+  at::Tensor pos = at::logical_and(at::gt(MultilabelTerms(a), 0), MultilabelPairs(a, is_target));
+  at::Tensor w = at::mul(pos.to(self.scalar_type()), g);  // [N, K, C]
+  at::Tensor gi = at::scatter_add(at::sum(w, {1}), 1, a.classes, at::neg(at::sum(w, {2})));
+  at::Tensor go = reduction == at::Reduction::None && self.dim() > 1
+                      ? at::view_copy(grad, {a.frames, 1})
+                      : grad;
+  Return(op, stack, {at::view_copy(at::mul(gi, go), self.sizes())});
+}
+
 }  // namespace
 
 void RegisterDecomposedKernels() {
@@ -458,6 +563,10 @@ void RegisterDecomposedKernels() {
   lib->impl("multi_margin_loss", torch::CppFunction::makeFromBoxedFunction<&MultiMarginLoss>());
   lib->impl("multi_margin_loss_backward",
             torch::CppFunction::makeFromBoxedFunction<&MultiMarginLossBackward>());
+  lib->impl("multilabel_margin_loss_forward",
+            torch::CppFunction::makeFromBoxedFunction<&MultilabelMarginLossForward>());
+  lib->impl("multilabel_margin_loss_backward",
+            torch::CppFunction::makeFromBoxedFunction<&MultilabelMarginLossBackward>());
   lib->impl("upsample_bicubic2d",
             torch::CppFunction::makeFromBoxedFunction<&UpsampleBicubic2d>());
   lib->impl("upsample_bicubic2d_backward",

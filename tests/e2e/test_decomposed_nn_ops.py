@@ -240,3 +240,44 @@ def test_multi_margin_loss_bad_target_raises():
     assert "[0, 4)" in str(err.value), err.value
     with pytest.raises((ValueError, RuntimeError), match="only p == 1 and p == 2 supported"):
         F.multi_margin_loss(x.to("lazy"), bad.to("lazy"), p=3)
+
+
+# ---------------------------------------------------------------------------
+# multilabel_margin_loss
+# ---------------------------------------------------------------------------
+
+MULTILABEL_TARGET = torch.tensor([[3, 0, -1, 1, 2],     # after -1: ignored
+                                  [1, 2, 3, 0, 4],     # every class
+                                  [-1, 0, 0, 0, 0],    # none
+                                  [2, 2, 4, -1, -1]])  # a duplicate counts twice
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_multilabel_margin_loss(reduction):
+    x = rnd(4, 5)
+    fn = lambda a, t: F.multilabel_margin_loss(a, t, reduction=reduction)
+    eager, lazy = run_both(fn, x, MULTILABEL_TARGET, grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-6, atol=1e-6)
+    assert_all_native()
+
+
+def test_multilabel_margin_loss_float64_and_1d():
+    x = rnd(4, 5, dtype=torch.float64)
+    fn = lambda a, t: F.multilabel_margin_loss(a, t)
+    eager, lazy = run_both(fn, x, MULTILABEL_TARGET, grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=1e-12, atol=1e-12)
+    fn = lambda a, t: torch.ops.aten.multilabel_margin_loss_forward(a, t, 0)
+    eager, lazy = run_both(fn, rnd(5), torch.tensor([4, 1, -1, 0, 0]))
+    assert_close(eager, lazy, rtol=1e-6, atol=1e-6)  # loss and is_target
+    assert_all_native()
+
+
+def test_multilabel_margin_loss_bad_target_raises():
+    x = torch.randn(2, 4)
+    # Eager checks every value is in [-1, C), also after the first -1.
+    for bad in (torch.tensor([[1, 4, -1, 0], [0, -1, 0, 0]]),
+                torch.tensor([[1, 3, -1, 0], [0, -1, -7, 0]])):
+        with pytest.raises(RuntimeError, match="out of range"):
+            F.multilabel_margin_loss(x, bad)
+        with pytest.raises(RuntimeError, match="out of bounds"):
+            F.multilabel_margin_loss(x.to("lazy"), bad.to("lazy")).cpu()
