@@ -163,12 +163,14 @@ torch::lazy::TSOpVector AtenOpNode::Lower(std::shared_ptr<torch::jit::GraphFunct
   // TorchScript picks the first overload the argument types match: with a
   // None for `float? scales`, upsample_nearest1d(self, output_size, None)
   // also matches upsample_nearest1d.vec (int[]?, float[]?). The node keeps
-  // the overload it was recorded with, for the emitter (kOverloadAttr).
+  // the overload it was recorded with, for the emitter (kOverloadAttr), when
+  // its arguments match that one too (a Scalar recorded as a tensor input
+  // keeps the Tensor overload TorchScript picks).
   torch::jit::Node* node = outputs.empty() ? nullptr : outputs.front()->node();
   const std::string& overload = op_.operator_name().overload_name;
   if (node && node->kind() == op().op) {
     const c10::FunctionSchema* matched = node->maybeSchema();
-    if (!matched || matched->overload_name() != overload)
+    if (matched && matched->overload_name() != overload && node->matches(op_.schema()))
       node->s_(c10::Symbol::attr(kOverloadAttr), overload);
   }
   return outputs;
