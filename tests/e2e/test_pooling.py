@@ -389,3 +389,27 @@ def test_registered_pooling_upsampling(dump_dir, name):
     assert_close(eager, lazy, rtol=1e-5, atol=1e-6)
     assert_compiled_ops(dump_dir, *ops)
     assert_ops_native(*["aten::" + op for op in ops])
+
+
+@pytest.mark.parametrize("kw,match", [
+    (dict(kernel_size=2, padding=2), "half of kernel size"),
+    (dict(kernel_size=5), "Output size is too small"),
+    (dict(kernel_size=(2, 2)), "kernel_size must either be a single int, or a tuple of three"),
+])
+def test_max_pool3d_bad_arguments_raise_like_eager(kw, match):
+    x = torch.randn(1, 2, 4, 4, 4)
+    for device in ("cpu", "lazy"):
+        with pytest.raises(RuntimeError, match=match):
+            F.max_pool3d(x.to(device), **kw)
+
+
+def test_pooling_3d_float64(dump_dir):
+    x = rnd(1, 2, 5, 6, 7, dtype=torch.float64)
+    fn = lambda a: (F.max_pool3d(a, 3, 2, 1) + F.avg_pool3d(a, 3, 2, 1)
+                    + F.interpolate(F.adaptive_avg_pool3d(a, (1, 2, 2)), size=(3, 3, 4)).sum())
+    eager, lazy = run_both(fn, x, grad_inputs=(0,))
+    assert_close(eager, lazy, *TOL[torch.float64])
+    assert_compiled_ops(dump_dir, "max_pool3d_with_indices", "avg_pool3d",
+                        "_adaptive_avg_pool3d", "upsample_nearest3d",
+                        "max_pool3d_with_indices_backward", "avg_pool3d_backward",
+                        "_adaptive_avg_pool3d_backward", "upsample_nearest3d_backward")
