@@ -67,6 +67,13 @@ def test_unfold_fold_float64_and_unbatched_col2im():
     assert_all_native()
 
 
+def test_unfold_fold_empty_batch():
+    fn = lambda a: F.fold(F.unfold(a, 3, 1, 1, 2), (5, 5), 3, 1, 1, 2)
+    eager, lazy = run_both(fn, rnd(0, 2, 5, 5), grad_inputs=(0,))
+    assert_close(eager, lazy, rtol=0, atol=0)
+    assert ltc_mlir.metrics()["fallback_ops"] == {}
+
+
 def test_unfold_bad_arguments_raise_like_eager():
     x = torch.randn(1, 2, 3, 3)
     for device in ("cpu", "lazy"):
