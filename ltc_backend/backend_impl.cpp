@@ -290,10 +290,9 @@ void InitBackend() {
                            "replication_pad3d_backward"})
       RegisterAtenOpKernel(op, "self");
     // Pooling and upsampling lowered in AdaptivePooling/Upsample that LTC
-    // has no kernel for (their 2-d siblings have one). Known gap: with
-    // scales None the 1-d ops' nodes come back from TorchScript as the `.vec`
-    // overload (same arity; the schema lookup takes the first match), which
-    // has no lowering, so F.interpolate(size=...) in 1-d still falls back.
+    // has no kernel for (their 2-d siblings have one). With scales None the
+    // 1-d ops' TorchScript nodes also match the `.vec` overload: the node
+    // keeps its overload for the emitter (aten_op_node.h, kOverloadAttr).
     for (const char* op : {"adaptive_max_pool2d", "adaptive_max_pool2d_backward",
                            "upsample_nearest1d", "upsample_nearest1d_backward",
                            "upsample_linear1d", "upsample_linear1d_backward",
@@ -317,6 +316,8 @@ void InitBackend() {
                            "binary_cross_entropy_backward"})
       RegisterAtenOpKernel(op, "self");
     RegisterOneHotKernel();
+    RegisterPoolingKernels();
+    RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();

@@ -1,6 +1,7 @@
 #include "ltc_backend/torch_mlir_emitter.h"
 
 #include "ltc_backend/config.h"
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
 
 #include <cmath>
 #include <cstdio>
@@ -480,7 +481,12 @@ class Emitter {
                                                  "detach", "as_strided"};
     if (kViews.count(base)) base += "_copy";
     std::string op = "torch.aten." + base;
-    if (!schema->overload_name().empty()) op += "." + schema->overload_name();
+    std::string overload = schema->overload_name();
+    // An AtenOpNode whose arguments also match an earlier overload says which
+    // one it is (aten_op_node.h, kOverloadAttr).
+    const c10::Symbol overload_attr = c10::Symbol::attr(backend::kOverloadAttr);
+    if (node->hasAttribute(overload_attr)) overload = node->s(overload_attr);
+    if (!overload.empty()) op += "." + overload;
     std::vector<std::string> operands, types;
     for (const torch::jit::Value* in : node->inputs()) {
       operands.push_back(Name(in));

@@ -97,7 +97,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("_get_dump_dir", &GetDumpDir);
   m.def("_set_reproducer_dir", &SetReproducerDir);
   m.def("_get_reproducer_dir", &GetReproducerDir);
-  m.def("_register_aten_op_kernel", &RegisterAtenOpKernel,
+  m.def("_register_aten_op_kernel", static_cast<void (*)(const std::string&, const std::string&)>(&RegisterAtenOpKernel),
         "Make a functional ATen op (e.g. 'erf', 'where.self') an AtenOpNode on the lazy device "
         "(result_like: the tensor argument whose shape the result has, for ops without a Meta "
         "kernel).",

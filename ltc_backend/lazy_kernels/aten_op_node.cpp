@@ -110,6 +110,18 @@ c10::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
   return it->second;
 }
 
+// Ops whose result shapes a registered function computes.
+std::unordered_map<c10::OperatorName, AtenOpShapeFn>& ShapeFnTable() {
+  static auto* table = new std::unordered_map<c10::OperatorName, AtenOpShapeFn>();
+  return *table;
+}
+
+const AtenOpShapeFn* ShapeFnOf(const c10::OperatorHandle& op) {
+  std::lock_guard<std::mutex> lock(like_argument_mutex);
+  auto it = ShapeFnTable().find(op.operator_name());
+  return it == ShapeFnTable().end() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 AtenOpNode::AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands,
@@ -146,7 +158,22 @@ torch::lazy::TSOpVector AtenOpNode::Lower(std::shared_ptr<torch::jit::GraphFunct
                               : torch::jit::NamedValue(name, LoweredConstant(arg.constant)));
     }
   }
-  return torch::lazy::LowerTSBuiltin(function, op().op, positional, keyword);
+  torch::lazy::TSOpVector outputs =
+      torch::lazy::LowerTSBuiltin(function, op().op, positional, keyword);
+  // TorchScript picks the first overload the argument types match: with a
+  // None for `float? scales`, upsample_nearest1d(self, output_size, None)
+  // also matches upsample_nearest1d.vec (int[]?, float[]?). The node keeps
+  // the overload it was recorded with, for the emitter (kOverloadAttr), when
+  // its arguments match that one too (a Scalar recorded as a tensor input
+  // keeps the Tensor overload TorchScript picks).
+  torch::jit::Node* node = outputs.empty() ? nullptr : outputs.front()->node();
+  const std::string& overload = op_.operator_name().overload_name;
+  if (node && node->kind() == op().op) {
+    const c10::FunctionSchema* matched = node->maybeSchema();
+    if (matched && matched->overload_name() != overload && node->matches(op_.schema()))
+      node->s_(c10::Symbol::attr(kOverloadAttr), overload);
+  }
+  return outputs;
 }
 
 std::string AtenOpNode::ToString() const {
@@ -164,6 +191,7 @@ std::string AtenOpNode::ToString() const {
 std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
                                                  const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
+  if (const AtenOpShapeFn* fn = ShapeFnOf(op)) return (*fn)(op, stack);
   if (c10::optional<size_t> like = LikeArgument(op)) {
     const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
     return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
@@ -241,12 +269,29 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
 }
 
-void RegisterAtenOpKernel(const std::string& name, const std::string& result_like) {
+namespace {
+
+c10::OperatorHandle FindAtenOp(const std::string& name) {
   size_t dot = name.find('.');
   std::string base = name.substr(0, dot);
   std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
-  c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
-      ("aten::" + base).c_str(), overload.c_str());
+  return c10::Dispatcher::singleton().findSchemaOrThrow(("aten::" + base).c_str(),
+                                                        overload.c_str());
+}
+
+}  // namespace
+
+void RegisterAtenOpKernel(const std::string& name, AtenOpShapeFn shapes) {
+  c10::OperatorHandle op = FindAtenOp(name);
+  {
+    std::lock_guard<std::mutex> lock(like_argument_mutex);
+    ShapeFnTable()[op.operator_name()] = std::move(shapes);
+  }
+  RegisterAtenOpKernel(name);
+}
+
+void RegisterAtenOpKernel(const std::string& name, const std::string& result_like) {
+  c10::OperatorHandle op = FindAtenOp(name);
   if (!result_like.empty()) {
     const auto& args = op.schema().arguments();
     size_t i = 0;

@@ -18,11 +18,18 @@
 #include <torch/csrc/lazy/core/shape.h>
 #include <torch/csrc/lazy/ts_backend/ts_node.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ltc_mlir {
 namespace backend {
+
+// The attribute an AtenOpNode's TorchScript node carries when the schema
+// TorchScript matches from its argument types is not the recorded overload
+// (e.g. upsample_nearest1d with scales None also matches `.vec`): its value is
+// the overload name to emit ("" for the default one).
+constexpr const char* kOverloadAttr = "ltc_overload";
 
 class AtenOpNode : public torch::lazy::TsNode {
  public:
@@ -70,6 +77,14 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // eagerly (the eager fallback). Python:
 // ltc_mlir._C._register_aten_op_kernel(name).
 void RegisterAtenOpKernel(const std::string& name, const std::string& result_like = "");
+
+// The same for ops without a Meta kernel whose result shapes take more than
+// one argument's: `shapes` gets the op's arguments (the last ones of the
+// stack; tensors on any device) and returns the result shapes and dtypes,
+// raising like the eager kernel for invalid arguments.
+using AtenOpShapeFn = std::function<std::vector<torch::lazy::Shape>(
+    const c10::OperatorHandle& op, const torch::jit::Stack& stack)>;
+void RegisterAtenOpKernel(const std::string& name, AtenOpShapeFn shapes);
 
 }  // namespace backend
 }  // namespace ltc_mlir

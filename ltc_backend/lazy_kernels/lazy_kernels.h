@@ -45,6 +45,16 @@ void RegisterResizeKernel();
 // the decomposition synced the graph twice (.item()) and scattered eagerly.
 void RegisterOneHotKernel();
 
+// 3-d pooling and nearest upsampling as AtenOpNodes (pooling_kernels.cpp):
+// max_pool3d_with_indices, avg_pool3d, _adaptive_avg_pool3d,
+// adaptive_max_pool3d, upsample_nearest3d(.vec) and their backward ran
+// eagerly (no Lazy kernel in torch 1.13).
+void RegisterPoolingKernels();
+
+// im2col/col2im, nll_loss2d, max_unpool2d/3d and upsample_bicubic2d as a few
+// lowered lazy ops (decomposed_kernels.cpp): they ran eagerly.
+void RegisterDecomposedKernels();
+
 // Functional ops whose Lazy kernel is their CompositeExplicitAutograd one
 // run it under functionalization once it met a view (functionalized_composites.cpp):
 // the composite's views (diag_embed's diagonal, addr's view) reached the eager

@@ -11,9 +11,8 @@ Max pooling picks elements, so values, indices and gradients are exact
 sum in ATen's order too, but the divisions and weights may round one ulp
 apart: rtol 1e-6 in f32, 1e-12 in f64, 1e-2 in bf16.
 
-Ops torch 1.13 has no Lazy kernel for (they run on CPU op by op, outside
-any graph) are strict xfails: they pass once a Lazy kernel puts them in the
-graph; their lowering is covered by lit and compiler unit tests.
+Ops torch 1.13 has no Lazy kernel for (the 3-d ones, 1-d upsampling,
+adaptive max pooling) get ours (REGISTERED; lazy_kernels/pooling_kernels.cpp).
 """
 import pytest
 import torch
@@ -328,19 +327,41 @@ def test_upsampling_modules(dump_dir):
 # Ops without a Lazy kernel in torch 1.13
 # ---------------------------------------------------------------------------
 
-NO_LAZY_KERNEL = {
-    "max_pool3d": (lambda a: F.max_pool3d(a, 2, return_indices=True), (2, 3, 4, 6, 6)),
-    "avg_pool3d": (lambda a: F.avg_pool3d(a, 3, 2, 1), (2, 3, 5, 6, 6)),
-    "adaptive_avg_pool3d": (lambda a: F.adaptive_avg_pool3d(a, (2, 3, 4)), (2, 3, 5, 6, 7)),
-    "upsample_nearest3d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"),
-                           (1, 2, 3, 4, 5)),
-}
-
-
 # Ops without an LTC kernel that ltc_mlir registers (AtenOpNode, InitBackend):
-# (fn, shape, compiled ops). 1-d upsampling with scales None (size=...) is
-# still a fallback: see the note in backend_impl.cpp.
+# (fn, shape, compiled ops). The 3-d pooling ops and upsample_nearest3d(.vec)
+# are registered in lazy_kernels/pooling_kernels.cpp.
 REGISTERED = {
+    "max_pool3d": (lambda a: F.max_pool3d(a, 2, return_indices=True), (2, 3, 4, 6, 6),
+                   ("max_pool3d_with_indices", "max_pool3d_with_indices_backward")),
+    "max_pool3d_overlap": (lambda a: F.max_pool3d(a, (3, 2, 3), (2, 1, 2), (1, 0, 1),
+                                                  ceil_mode=True, return_indices=True),
+                           (1, 2, 5, 6, 7),
+                           ("max_pool3d_with_indices", "max_pool3d_with_indices_backward")),
+    "max_pool3d_unbatched": (lambda a: F.max_pool3d(a, 2, 1, dilation=2), (2, 5, 6, 6),
+                             ("max_pool3d_with_indices", "max_pool3d_with_indices_backward")),
+    "avg_pool3d": (lambda a: F.avg_pool3d(a, 3, 2, 1), (2, 3, 5, 6, 6),
+                   ("avg_pool3d", "avg_pool3d_backward")),
+    "avg_pool3d_ceil": (lambda a: F.avg_pool3d(a, 2, 2, ceil_mode=True, count_include_pad=False),
+                        (1, 2, 5, 5, 7), ("avg_pool3d", "avg_pool3d_backward")),
+    "adaptive_avg_pool3d": (lambda a: F.adaptive_avg_pool3d(a, (2, 3, 4)), (2, 3, 5, 6, 7),
+                            ("_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward")),
+    "adaptive_max_pool3d": (lambda a: F.adaptive_max_pool3d(a, (2, 3, 4), return_indices=True),
+                            (2, 3, 5, 6, 7),
+                            ("adaptive_max_pool3d", "adaptive_max_pool3d_backward")),
+    "adaptive_max_pool1d": (lambda a: F.adaptive_max_pool1d(a, 4, return_indices=True),
+                            (2, 3, 9), ("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
+    "upsample_nearest3d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"),
+                           (1, 2, 3, 4, 5), ("upsample_nearest3d", "upsample_nearest3d_backward")),
+    "upsample_nearest3d_size": (lambda a: F.interpolate(a, size=(5, 3, 7), mode="nearest"),
+                                (2, 2, 3, 4, 5),
+                                ("upsample_nearest3d", "upsample_nearest3d_backward")),
+    "upsample_nearest1d_size": (lambda a: F.interpolate(a, size=11, mode="nearest"), (2, 3, 7),
+                                ("upsample_nearest1d", "upsample_nearest1d_backward")),
+    "upsample_linear1d_size": (lambda a: F.interpolate(a, size=11, mode="linear"), (2, 3, 7),
+                               ("upsample_linear1d", "upsample_linear1d_backward")),
+    "upsample_linear1d_size_ac": (lambda a: F.interpolate(a, size=4, mode="linear",
+                                                          align_corners=True), (2, 3, 7),
+                                  ("upsample_linear1d", "upsample_linear1d_backward")),
     "adaptive_max_pool2d": (lambda a: F.adaptive_max_pool2d(a, (3, 4), return_indices=True),
                             (2, 3, 10, 9), ("adaptive_max_pool2d", "adaptive_max_pool2d_backward")),
     "upsample_nearest1d": (lambda a: F.interpolate(a, scale_factor=2, mode="nearest"), (2, 3, 7),
@@ -370,11 +391,25 @@ def test_registered_pooling_upsampling(dump_dir, name):
     assert_ops_native(*["aten::" + op for op in ops])
 
 
-@pytest.mark.xfail(strict=True, reason="torch 1.13 has no Lazy kernel: the op runs "
-                   "on CPU through the eager fallback (lowered, but never in a graph)")
-@pytest.mark.parametrize("name", sorted(NO_LAZY_KERNEL))
-def test_ops_without_lazy_kernel(name):
-    fn, shape = NO_LAZY_KERNEL[name]
-    eager, lazy = run_both(fn, rnd(*shape), grad_inputs=(0,))
-    assert_close(eager, lazy, rtol=1e-6, atol=1e-6)
-    assert_all_native()
+@pytest.mark.parametrize("kw,match", [
+    (dict(kernel_size=2, padding=2), "half of kernel size"),
+    (dict(kernel_size=5), "Output size is too small"),
+    (dict(kernel_size=(2, 2)), "kernel_size must either be a single int, or a tuple of three"),
+])
+def test_max_pool3d_bad_arguments_raise_like_eager(kw, match):
+    x = torch.randn(1, 2, 4, 4, 4)
+    for device in ("cpu", "lazy"):
+        with pytest.raises(RuntimeError, match=match):
+            F.max_pool3d(x.to(device), **kw)
+
+
+def test_pooling_3d_float64(dump_dir):
+    x = rnd(1, 2, 5, 6, 7, dtype=torch.float64)
+    fn = lambda a: (F.max_pool3d(a, 3, 2, 1) + F.avg_pool3d(a, 3, 2, 1)
+                    + F.interpolate(F.adaptive_avg_pool3d(a, (1, 2, 2)), size=(3, 3, 4)).sum())
+    eager, lazy = run_both(fn, x, grad_inputs=(0,))
+    assert_close(eager, lazy, *TOL[torch.float64])
+    assert_compiled_ops(dump_dir, "max_pool3d_with_indices", "avg_pool3d",
+                        "_adaptive_avg_pool3d", "upsample_nearest3d",
+                        "max_pool3d_with_indices_backward", "avg_pool3d_backward",
+                        "_adaptive_avg_pool3d_backward", "upsample_nearest3d_backward")
