@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <set>
+#include <cstdlib>
 #include <string>
 
 namespace ltc_mlir {
@@ -40,21 +42,168 @@ std::string MemoryFormatOf(const torch::lazy::Node* node) {
   return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
-std::vector<int64_t> FromNode(const torch::lazy::Node* node, at::IntArrayRef sizes) {
+// The integers after `key` in an LTC node's description: "dims=2 0 1",
+// "dim0=0, dim1=2".
+std::vector<int64_t> IntsAfter(const std::string& text, const std::string& key) {
+  std::vector<int64_t> out;
+  size_t at = text.find(key);
+  if (at == std::string::npos) return out;
+  at += key.size();
+  while (at < text.size()) {
+    char* end = nullptr;
+    long long v = std::strtoll(text.c_str() + at, &end, 10);
+    if (end == text.c_str() + at) break;
+    out.push_back(v);
+    at = end - text.c_str();
+    if (at >= text.size() || text[at] != ' ') break;
+    ++at;
+  }
+  return out;
+}
+
+// Ops eager runs through TensorIterator, whose output takes the layout of
+// its inputs (x.t().neg() is stored like x).
+bool IsElementwise(const std::string& op) {
+  static const std::set<std::string> ops = {
+      "aten::neg", "aten::abs", "aten::exp", "aten::expm1", "aten::log", "aten::log1p",
+      "aten::log2", "aten::log10", "aten::sqrt", "aten::rsqrt", "aten::sin", "aten::cos",
+      "aten::tan", "aten::tanh", "aten::sigmoid", "aten::relu", "aten::gelu", "aten::silu",
+      "aten::erf", "aten::reciprocal", "aten::sign", "aten::sgn", "aten::floor", "aten::ceil",
+      "aten::round", "aten::trunc", "aten::frac", "aten::square", "aten::logical_not",
+      "aten::bitwise_not", "aten::add", "aten::sub", "aten::mul", "aten::div", "aten::pow",
+      "aten::maximum", "aten::minimum", "aten::fmod", "aten::remainder", "aten::atan2",
+      "aten::eq", "aten::ne", "aten::lt", "aten::le", "aten::gt", "aten::ge", "aten::where",
+      "aten::clamp", "aten::clamp_min", "aten::clamp_max", "aten::hardtanh", "aten::leaky_relu",
+      "aten::elu", "aten::softplus", "aten::threshold", "aten::threshold_backward",
+      "aten::masked_fill", "aten::lerp", "aten::addcmul", "aten::addcdiv", "aten::logical_and",
+      "aten::logical_or", "aten::logical_xor", "aten::bitwise_and", "aten::bitwise_or",
+      "aten::bitwise_xor", "aten::fill", "aten::isnan", "aten::nan_to_num", "aten::hardswish",
+      "aten::hardsigmoid", "aten::mish", "aten::sinh", "aten::cosh", "aten::asin", "aten::acos",
+      "aten::atan", "aten::asinh", "aten::acosh", "aten::atanh", "aten::exp2", "aten::lgamma",
+      "aten::digamma", "aten::erfc", "aten::erfinv", "aten::sigmoid_backward",
+      "aten::tanh_backward", "aten::gelu_backward", "aten::hardtanh_backward",
+      "aten::silu_backward"};
+  return ops.count(op) > 0;
+}
+
+// TensorIterator's dimension order (innermost first) for operands with
+// these strides (ATen's reorder_dimensions): an insertion sort in which
+// the first operand whose strides tell two dims apart decides.
+std::vector<int64_t> IteratorOrder(at::IntArrayRef sizes,
+                                   const std::vector<std::vector<int64_t>>& operand_strides) {
+  int64_t rank = static_cast<int64_t>(sizes.size());
+  std::vector<int64_t> perm(rank);
+  for (int64_t i = 0; i < rank; ++i) perm[i] = rank - 1 - i;
+  auto should_swap = [&](int64_t d0, int64_t d1) {
+    for (const std::vector<int64_t>& st : operand_strides) {
+      int64_t s0 = st[d0], s1 = st[d1];
+      if (s0 == 0 || s1 == 0) continue;
+      if (s0 < s1) return -1;
+      if (s0 > s1) return 1;
+      if (sizes[d0] > sizes[d1]) return 1;
+    }
+    return 0;
+  };
+  for (int64_t i = 1; i < rank; ++i) {
+    int64_t d1 = i;
+    for (int64_t d0 = i - 1; d0 >= 0; --d0) {
+      int c = should_swap(perm[d0], perm[d1]);
+      if (c > 0) {
+        std::swap(perm[d0], perm[d1]);
+        d1 = d0;
+      } else if (c < 0) {
+        break;
+      }
+    }
+  }
+  return perm;
+}
+
+std::vector<int64_t> DenseIn(const std::vector<int64_t>& inner_first, at::IntArrayRef sizes) {
+  std::vector<int64_t> strides(sizes.size());
+  int64_t next = 1;
+  for (int64_t d : inner_first) {
+    strides[d] = next;
+    next *= std::max<int64_t>(sizes[d], 1);
+  }
+  return strides;
+}
+
+// Nodes a layout query may visit: binary ops branch, and beyond this many
+// (a long chain of elementwise ops) the layout is taken as row-major.
+constexpr int kLayoutVisits = 256;
+
+std::vector<int64_t> FromNode(const torch::lazy::Node* node, at::IntArrayRef sizes, int& budget);
+
+// The eager strides of operand `i` of `node`, sized as LTC shapes it.
+std::vector<int64_t> OperandStrides(const torch::lazy::Node* node, size_t i, int& budget) {
+  const torch::lazy::Output& operand = node->operand(i);
+  return FromNode(operand.node, operand.node->shape(operand.index).sizes(), budget);
+}
+
+std::vector<int64_t> FromNode(const torch::lazy::Node* node, at::IntArrayRef sizes, int& budget) {
   static const torch::lazy::OpKind to_copy(at::aten::_to_copy);
-  // A chain of dtype conversions keeps the layout; a few links are plenty.
-  for (int depth = 0; node && depth < 8; ++depth) {
-    if (torch::lazy::BackendDataPtr data =
-            torch::lazy::getBackend()->GetComputationDataFromNode(const_cast<torch::lazy::Node*>(node)))
-      return FromData(data, sizes);
-    if (node->op() != to_copy || node->operands().empty()) break;
+  if (!node || --budget < 0) return RowMajor(sizes);
+  if (torch::lazy::BackendDataPtr data =
+          torch::lazy::getBackend()->GetComputationDataFromNode(const_cast<torch::lazy::Node*>(node)))
+    return FromData(data, sizes);
+  const std::string op = node->op().ToString();
+  const int64_t rank = static_cast<int64_t>(sizes.size());
+  if (node->op() == to_copy && !node->operands().empty()) {
     std::string format = MemoryFormatOf(node);
-    if (format == "ChannelsLast3d" && sizes.size() == 5)
-      return c10::get_channels_last_strides_3d(sizes);
-    if (format == "ChannelsLast" && sizes.size() == 4)
-      return c10::get_channels_last_strides_2d(sizes);
-    if (format != "null" && format != "Preserve") break;
-    node = node->operand(0).node;
+    if (format == "ChannelsLast3d" && rank == 5) return c10::get_channels_last_strides_3d(sizes);
+    if (format == "ChannelsLast" && rank == 4) return c10::get_channels_last_strides_2d(sizes);
+    if (format != "null" && format != "Preserve") return RowMajor(sizes);
+    std::vector<int64_t> in = OperandStrides(node, 0, budget);
+    if (static_cast<int64_t>(in.size()) != rank) return RowMajor(sizes);
+    return DenseIn(IteratorOrder(sizes, {in}), sizes);
+  }
+  // Views eager keeps as views: their strides are the operand's, moved.
+  if (op == "aten::permute_copy" || op == "aten::transpose_copy" || op == "aten::t_copy") {
+    std::vector<int64_t> in = OperandStrides(node, 0, budget);
+    if (static_cast<int64_t>(in.size()) != rank) return RowMajor(sizes);
+    std::vector<int64_t> dims(rank);
+    std::iota(dims.begin(), dims.end(), 0);
+    std::string text = node->ToString();
+    if (op == "aten::permute_copy") {
+      dims = IntsAfter(text, "dims=");
+    } else if (rank == 2) {
+      std::swap(dims[0], dims[1]);
+      if (op == "aten::transpose_copy") {
+        std::vector<int64_t> d0 = IntsAfter(text, "dim0="), d1 = IntsAfter(text, "dim1=");
+        if (d0.size() == 1 && d1.size() == 1 && (d0[0] + rank) % rank == (d1[0] + rank) % rank)
+          std::swap(dims[0], dims[1]);  // transpose(i, i)
+      }
+    } else if (op == "aten::transpose_copy") {
+      std::vector<int64_t> d0 = IntsAfter(text, "dim0="), d1 = IntsAfter(text, "dim1=");
+      if (d0.size() != 1 || d1.size() != 1) return RowMajor(sizes);
+      std::swap(dims[(d0[0] + rank) % rank], dims[(d1[0] + rank) % rank]);
+    }
+    if (static_cast<int64_t>(dims.size()) != rank) return RowMajor(sizes);
+    std::vector<int64_t> out(rank);
+    for (int64_t i = 0; i < rank; ++i) {
+      int64_t d = (dims[i] + rank) % rank;
+      out[i] = in[d];
+    }
+    return out;
+  }
+  if (IsElementwise(op)) {
+    // Operands of the result's rank decide (0-dim scalars and lower-rank
+    // broadcast operands do not, as their broadcast strides are 0); a
+    // dense non-overlapping first operand of the result's shape gives its
+    // strides as they are (TensorIterator's fast setup).
+    std::vector<std::vector<int64_t>> strides;
+    for (size_t i = 0; i < node->operands().size(); ++i) {
+      const torch::lazy::Output& operand = node->operand(i);
+      at::IntArrayRef operand_sizes = operand.node->shape(operand.index).sizes();
+      if (static_cast<int64_t>(operand_sizes.size()) != rank) continue;
+      std::vector<int64_t> st = OperandStrides(node, i, budget);
+      for (int64_t d = 0; d < rank; ++d)
+        if (operand_sizes[d] != sizes[d]) st[d] = 0;  // broadcast
+      strides.push_back(std::move(st));
+    }
+    if (strides.empty()) return RowMajor(sizes);
+    return DenseIn(IteratorOrder(sizes, strides), sizes);
   }
   return RowMajor(sizes);
 }
@@ -79,7 +228,8 @@ std::vector<int64_t> EagerStrides(const at::Tensor& tensor) {
   }
   if (torch::lazy::BackendDataPtr data = lazy->CurrentDataHandle()) return FromData(data, sizes);
   torch::lazy::Value ir = lazy->CurrentIrValue();
-  return ir ? FromNode(ir.node.get(), sizes) : RowMajor(sizes);
+  int budget = kLayoutVisits;
+  return ir ? FromNode(ir.node.get(), sizes, budget) : RowMajor(sizes);
 }
 
 std::vector<int64_t> StorageOrder(at::IntArrayRef sizes, at::IntArrayRef strides) {
