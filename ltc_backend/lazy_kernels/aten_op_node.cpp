@@ -110,6 +110,18 @@ c10::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
   return it->second;
 }
 
+// Ops without a Meta kernel whose result shapes a function computes.
+std::unordered_map<c10::OperatorName, OutputShapesFn>& ShapesFnTable() {
+  static auto* table = new std::unordered_map<c10::OperatorName, OutputShapesFn>();
+  return *table;
+}
+
+OutputShapesFn ShapesFn(const c10::OperatorHandle& op) {
+  std::lock_guard<std::mutex> lock(like_argument_mutex);
+  auto it = ShapesFnTable().find(op.operator_name());
+  return it == ShapesFnTable().end() ? OutputShapesFn() : it->second;
+}
+
 }  // namespace
 
 AtenOpNode::AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands,
@@ -164,6 +176,8 @@ std::string AtenOpNode::ToString() const {
 std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
                                                  const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
+  if (OutputShapesFn fn = ShapesFn(op))
+    return fn(std::vector<c10::IValue>(stack.end() - n, stack.end()));
   if (c10::optional<size_t> like = LikeArgument(op)) {
     const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
     return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
@@ -269,6 +283,16 @@ void RegisterAtenOpKernel(const std::string& name, const std::string& result_lik
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // replacing LTC's own kernel is a deliberate choice here
   lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
+}
+
+void RegisterAtenOpKernel(const std::string& name, OutputShapesFn shapes) {
+  RegisterAtenOpKernel(name);
+  size_t dot = name.find('.');
+  c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
+      ("aten::" + name.substr(0, dot)).c_str(),
+      dot == std::string::npos ? "" : name.substr(dot + 1).c_str());
+  std::lock_guard<std::mutex> lock(like_argument_mutex);
+  ShapesFnTable()[op.operator_name()] = std::move(shapes);
 }
 
 }  // namespace backend

@@ -18,6 +18,7 @@
 #include <torch/csrc/lazy/core/shape.h>
 #include <torch/csrc/lazy/ts_backend/ts_node.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,15 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // eagerly (the eager fallback). Python:
 // ltc_mlir._C._register_aten_op_kernel(name).
 void RegisterAtenOpKernel(const std::string& name, const std::string& result_like = "");
+
+// Output shapes and dtypes of an op without a Meta kernel, from its
+// arguments (all of them, in schema order; tensors on any device).
+using OutputShapesFn =
+    std::function<std::vector<torch::lazy::Shape>(const std::vector<c10::IValue>& args)>;
+
+// RegisterAtenOpKernel for an op without a Meta kernel whose result shapes
+// `shapes` computes (linalg_solve_triangular: batch dims broadcast).
+void RegisterAtenOpKernel(const std::string& name, OutputShapesFn shapes);
 
 }  // namespace backend
 }  // namespace ltc_mlir

@@ -1,0 +1,101 @@
+//===- DenseLinearAlgebra.h - shared by the dense linalg lowerings -*- C++ -*-===//
+//
+// Helpers of the dense factorizations and solves (DenseLinearAlgebra.cpp:
+// triangular solves and Cholesky; LUFactorization.cpp: LU, its solves,
+// inverse and determinants). Matrices are handled batched: every operand is
+// broadcast to the result's batch dims and collapsed to [B, rows, cols];
+// the algorithms are scf.for loops over the batch and the factorization
+// steps with scalar tensor.extract/tensor.insert inside (the tensors are
+// loop-carried, so bufferization updates them in place).
+//
+// The patterns match ops by name (`torch.aten.<op>`): these ops need no
+// verifier, so they stay in the generated ODS shards.
+//
+//===----------------------------------------------------------------------===//
+#ifndef LTC_MLIR_LIB_CONVERSION_TORCHTOLINALG_DENSELINEARALGEBRA_H
+#define LTC_MLIR_LIB_CONVERSION_TORCHTOLINALG_DENSELINEARALGEBRA_H
+
+#include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+namespace ltc_mlir::torch_to_linalg::dense_la {
+
+/// A pattern for the op named `torch.aten.<name>`, with TorchConversionPattern's
+/// failure reporting.
+class NamedTorchPattern : public mlir::ConversionPattern {
+public:
+  NamedTorchPattern(const TorchTypeConverter &typeConverter,
+                    llvm::StringRef opName, mlir::MLIRContext *context)
+      : mlir::ConversionPattern(typeConverter, opName, /*benefit=*/1, context),
+        converter(typeConverter) {}
+
+protected:
+  mlir::LogicalResult fail(mlir::Operation *op,
+                           mlir::ConversionPatternRewriter &rewriter,
+                           const llvm::Twine &why) const {
+    converter.noteFailure(op, why);
+    return rewriter.notifyMatchFailure(op, why);
+  }
+  mlir::RankedTensorType getTensorType(mlir::Type torchType) const {
+    return llvm::dyn_cast_or_null<mlir::RankedTensorType>(
+        converter.convertType(torchType));
+  }
+  /// The result types, all converted to static ranked tensors, or failure.
+  mlir::FailureOr<llvm::SmallVector<mlir::RankedTensorType>>
+  getResultTypes(mlir::Operation *op) const;
+
+  const TorchTypeConverter &converter;
+};
+
+/// True for f32 and f64 (the dtypes lowered here).
+bool isRealFloat(mlir::Type type);
+
+mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// Body of a loop: gets the induction variable and the loop-carried values,
+/// returns the values to carry on.
+using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::Value iv, mlir::ValueRange)>;
+/// scf.for iv in [lb, ub) carrying `iterArgs`; returns the final values.
+llvm::SmallVector<mlir::Value> createLoop(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value lb,
+                                          mlir::Value ub,
+                                          mlir::ValueRange iterArgs,
+                                          LoopBody body);
+
+/// `x` of shape [..., r, c] broadcast to [batch..., r, c] and collapsed to
+/// [prod(batch), r, c] (B = 1 without batch dims).
+mlir::FailureOr<mlir::Value> toBatched(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value x,
+                                       llvm::ArrayRef<int64_t> batch,
+                                       unsigned matrixRank = 2);
+/// The collapsed [B, ...] tensor `x` reshaped to `type` (same elements).
+mlir::FailureOr<mlir::Value> fromBatched(mlir::OpBuilder &b,
+                                         mlir::Location loc, mlir::Value x,
+                                         mlir::RankedTensorType type);
+/// Swaps the last two dims of a [B, r, c] tensor.
+mlir::Value transposeMatrices(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value x);
+
+/// Solves op(A) X = X0 in place of `x` ([B, n, m]) for `a` ([B, n, n]),
+/// where op(A) = A, or A^T when `transA`, and only the lower (`lower`) or
+/// upper triangle of op(A) is read; `unit`: its diagonal is taken as ones.
+mlir::Value solveTriangular(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value a, mlir::Value x, bool lower,
+                            bool transA, bool unit);
+
+/// [B, n, n] identity matrices of `type`.
+mlir::Value createIdentity(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType type);
+
+/// Keeps the lower (or upper) triangle of [B, r, c] `x`, with ones on the
+/// diagonal when `unitDiagonal`, zeros elsewhere; the result has `type`
+/// (rows and cols at most those of x).
+mlir::Value extractTriangle(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value x, mlir::RankedTensorType type,
+                            bool lower, bool unitDiagonal);
+
+} // namespace ltc_mlir::torch_to_linalg::dense_la
+
+#endif // LTC_MLIR_LIB_CONVERSION_TORCHTOLINALG_DENSELINEARALGEBRA_H
