@@ -3,21 +3,21 @@
 // Lower triangular solve from the left: loops batch, column j, row i (in
 // order), k < i; x[i, j] = (b[i, j] - sum_k a[i, k] x[k, j]) / a[i, i].
 // CHECK-LABEL: func.func @solve_triangular_lower_left(
-// CHECK-SAME: %[[A:.*]]: tensor<3x3xf64>, %[[B:.*]]: tensor<3x2xf64>
-// CHECK: %[[AB:.*]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 3]
-// CHECK: %[[BB:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 2]
-// CHECK: scf.for %[[BI:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X0:.*]] = %[[BB]]) -> (tensor<1x3x2xf64>)
-// CHECK: scf.for %[[J:.*]] =
-// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:.*]] = %{{.*}})
-// CHECK: %[[XIJ:.*]] = tensor.extract %[[X]][%[[BI]], %[[I]], %[[J]]]
-// CHECK: %[[ACC:.*]] = scf.for %[[K:.*]] = %{{.*}} to %[[I]] step %{{.*}} iter_args(%[[S:.*]] = %[[XIJ]]) -> (f64)
-// CHECK:   %[[XK:.*]] = tensor.extract %[[X]][%[[BI]], %[[K]], %[[J]]]
-// CHECK:   %[[AIK:.*]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[K]]]
-// CHECK:   %[[P:.*]] = arith.mulf %[[AIK]], %[[XK]]
-// CHECK:   %[[D:.*]] = arith.subf %[[S]], %[[P]]
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<3x3xf64>, %[[B:[a-z0-9_]+]]: tensor<3x2xf64>
+// CHECK: %[[AB:[a-z0-9_]+]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 3]
+// CHECK: %[[BB:[a-z0-9_]+]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 2]
+// CHECK: scf.for %[[BI:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X0:[a-z0-9_]+]] = %[[BB]]) -> (tensor<1x3x2xf64>)
+// CHECK: scf.for %[[J:[a-z0-9_]+]] =
+// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:[a-z0-9_]+]] = %{{.*}})
+// CHECK: %[[XIJ:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[I]], %[[J]]]
+// CHECK: %[[ACC:[a-z0-9_]+]] = scf.for %[[K:[a-z0-9_]+]] = %{{.*}} to %[[I]] step %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %[[XIJ]]) -> (f64)
+// CHECK:   %[[XK:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[K]], %[[J]]]
+// CHECK:   %[[AIK:[a-z0-9_]+]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[K]]]
+// CHECK:   %[[P:[a-z0-9_]+]] = arith.mulf %[[AIK]], %[[XK]]
+// CHECK:   %[[D:[a-z0-9_]+]] = arith.subf %[[S]], %[[P]]
 // CHECK:   scf.yield %[[D]] : f64
-// CHECK: %[[AII:.*]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[I]]]
-// CHECK: %[[R:.*]] = arith.divf %[[ACC]], %[[AII]]
+// CHECK: %[[AII:[a-z0-9_]+]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[I]]]
+// CHECK: %[[R:[a-z0-9_]+]] = arith.divf %[[ACC]], %[[AII]]
 // CHECK: tensor.insert %[[R]] into %[[X]][%[[BI]], %[[I]], %[[J]]]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<1x3x2xf64> into tensor<3x2xf64>
 func.func @solve_triangular_lower_left(%a: !torch.vtensor<[3,3],f64>, %b: !torch.vtensor<[3,2],f64>) -> !torch.vtensor<[3,2],f64> {
@@ -36,8 +36,8 @@ func.func @solve_triangular_lower_left(%a: !torch.vtensor<[3,3],f64>, %b: !torch
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x4x3xf32>) permutation = [0, 2, 1]
 // CHECK: scf.for
 // CHECK: scf.for
-// CHECK: scf.for %[[I:.*]] =
-// CHECK: scf.for %[[K:.*]] =
+// CHECK: scf.for %[[I:[a-z0-9_]+]] =
+// CHECK: scf.for %[[K:[a-z0-9_]+]] =
 // CHECK: tensor.extract %{{.*}}[%{{.*}}, %[[K]], %[[I]]] : tensor<2x4x4xf32>
 // CHECK-NOT: arith.divf
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x4x3xf32>) outs(%{{.*}} : tensor<2x3x4xf32>) permutation = [0, 2, 1]
@@ -54,11 +54,11 @@ func.func @solve_triangular_upper_right_unit(%a: !torch.vtensor<[4,4],f32>, %b: 
 // is not > 0 (ule also catches NaN); l[j, j] = sqrt(d); the strict upper
 // triangle is zeroed at the end.
 // CHECK-LABEL: func.func @cholesky_ex(
-// CHECK: %[[RES:.*]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x3x3xf64>, tensor<2xi32>)
-// CHECK: %[[D:.*]] = scf.for {{.*}} -> (f64)
-// CHECK: %[[BAD:.*]] = arith.cmpf ule, %[[D]], %{{.*}} : f64
+// CHECK: %[[RES:[a-z0-9_]+]]:2 = scf.for %{{.*}} iter_args(%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (tensor<2x3x3xf64>, tensor<2xi32>)
+// CHECK: %[[D:[a-z0-9_]+]] = scf.for {{.*}} -> (f64)
+// CHECK: %[[BAD:[a-z0-9_]+]] = arith.cmpf ule, %[[D]], %{{.*}} : f64
 // CHECK: arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
-// CHECK: %[[SQ:.*]] = math.sqrt %[[D]] : f64
+// CHECK: %[[SQ:[a-z0-9_]+]] = math.sqrt %[[D]] : f64
 // CHECK: arith.divf %{{.*}}, %[[SQ]] : f64
 // CHECK: linalg.generic
 // CHECK: arith.cmpi ugt
