@@ -14,6 +14,10 @@
 //    torch.linalg.inv/solve raise eager's error for singular input.
 //  - _linalg_det, _linalg_slogdet: products of U's diagonal with the
 //    permutation's sign (-1 per pivot k != k + 1).
+// Like eager for a contiguous real A (lazy tensors always are), _linalg_solve_ex,
+// linalg_inv_ex, _linalg_det and _linalg_slogdet factor A^T (eager saves a
+// copy to column-major that way): their LU/pivots outputs are A^T's, which
+// their backward formulas expect (lu_solve with adjoint = !contiguous).
 // check_errors=True raises eagerly (the pattern refuses it: fallback).
 //
 //===----------------------------------------------------------------------===//
@@ -279,13 +283,15 @@ checkTypes(const NamedTorchPattern &, Operation *op,
   return types;
 }
 
-/// Factors `a` (operand, [..., m, n]) with its batch broadcast to `batch`.
+/// Factors `a` (operand, [..., m, n]) with its batch broadcast to `batch`,
+/// or its transpose when `transposed`.
 FailureOr<LUResult> factorBatched(OpBuilder &b, Location loc, Value a,
-                                  ArrayRef<int64_t> batch) {
+                                  ArrayRef<int64_t> batch,
+                                  bool transposed = false) {
   FailureOr<Value> aB = toBatched(b, loc, a, batch);
   if (failed(aB))
     return failure();
-  return createLU(b, loc, *aB);
+  return createLU(b, loc, transposed ? transposeMatrices(b, loc, *aB) : *aB);
 }
 
 class ConvertLUFactorEx : public NamedTorchPattern {
@@ -488,10 +494,12 @@ public:
     Location loc = op->getLoc();
     RankedTensorType type = (*types)[0];
     RankedTensorType infoType = (*types)[IsSolve ? 3 : 1];
-    // The factorization has A's batch broadcast to the info's batch.
+    // As eager for a contiguous real A (a lazy tensor always is): LU,
+    // pivots and info are those of A^T, and A X = B is solved as
+    // (A^T)^T X = B. The backward (lu_solve with adjoint=False) relies on it.
     ArrayRef<int64_t> luBatch = infoType.getShape();
     FailureOr<LUResult> lu =
-        factorBatched(rewriter, loc, operands[0], luBatch);
+        factorBatched(rewriter, loc, operands[0], luBatch, /*transposed=*/true);
     if (failed(lu))
       return fail(op, rewriter, "cannot collapse the batch dims");
     SmallVector<Value> results;
@@ -499,7 +507,7 @@ public:
       Value id = createIdentity(rewriter, loc,
                                 cast<RankedTensorType>(lu->lu.getType()));
       results.push_back(
-          luSolve(rewriter, loc, lu->lu, lu->pivots, id, /*adjoint=*/false));
+          luSolve(rewriter, loc, lu->lu, lu->pivots, id, /*adjoint=*/true));
     } else {
       Value rhs = operands[1];
       auto rhsType = cast<RankedTensorType>(rhs.getType());
@@ -527,15 +535,15 @@ public:
       // the solve uses the factorization of A broadcast like B.
       LUResult forSolve = *lu;
       if (batch != luBatch) {
-        FailureOr<LUResult> wide =
-            factorBatched(rewriter, loc, operands[0], batch);
+        FailureOr<LUResult> wide = factorBatched(rewriter, loc, operands[0],
+                                                 batch, /*transposed=*/true);
         if (failed(wide))
           return fail(op, rewriter, "A does not broadcast to B's batch");
         forSolve = *wide;
       }
       FailureOr<Value> x =
           solveWithLU(rewriter, loc, forSolve.lu, forSolve.pivots, rhs, batch,
-                      *left, /*adjoint=*/false);
+                      *left, /*adjoint=*/true);
       if (failed(x))
         return fail(op, rewriter, "B does not broadcast");
       results.push_back(*x);
@@ -576,7 +584,10 @@ public:
       return fail(op, rewriter, "needs square matrices");
     Location loc = op->getLoc();
     ArrayRef<int64_t> batch = aType.getShape().drop_back(2);
-    FailureOr<LUResult> lu = factorBatched(rewriter, loc, operands[0], batch);
+    // Of A^T, as eager for a contiguous real A (det(A^T) = det(A)); the
+    // backward solves with these LU and pivots accordingly.
+    FailureOr<LUResult> lu = factorBatched(rewriter, loc, operands[0], batch,
+                                           /*transposed=*/true);
     if (failed(lu))
       return fail(op, rewriter, "cannot collapse the batch dims");
     auto luType = cast<RankedTensorType>(lu->lu.getType());
