@@ -11,8 +11,8 @@
 //    as U = L^T), info as LAPACK's potrf: the order of the first leading
 //    minor whose pivot is not > 0 (or NaN), 0 when A is positive-definite;
 //    torch.linalg.cholesky raises from that info (its _linalg_check_errors
-//    reads it). After a failure the factor is not meaningful (NaN), as the
-//    info says.
+//    reads it). After a failure the factor is eager's (potf2's): columns
+//    before the failing one factored, d on its diagonal, A's values after.
 //  - _cholesky_solve_helper(B, L, upper) (cholesky_solve after its
 //    broadcast) and cholesky_inverse(L, upper): two triangular solves.
 //
@@ -40,7 +40,39 @@ NamedTorchPattern::getResultTypes(Operation *op) const {
   return types;
 }
 
+LogicalResult NamedTorchPattern::replaceEmptyCase(
+    Operation *op, ConversionPatternRewriter &rewriter,
+    ArrayRef<RankedTensorType> types,
+    ArrayRef<std::optional<double>> fills) const {
+  Location loc = op->getLoc();
+  SmallVector<Value> results;
+  for (auto [i, type] : llvm::enumerate(types)) {
+    if (type.getNumElements() == 0) {
+      results.push_back(createEmptyTensor(rewriter, loc, type));
+      continue;
+    }
+    if (i >= fills.size() || !fills[i])
+      return fail(op, rewriter,
+                  "empty matrices with a non-empty result are not lowered");
+    Type elemType = type.getElementType();
+    Value v = isa<FloatType>(elemType)
+                  ? createScalarConstant(rewriter, loc, elemType, *fills[i])
+                  : createIntConstant(rewriter, loc, elemType,
+                                      static_cast<int64_t>(*fills[i]));
+    results.push_back(createFilledTensor(rewriter, loc, type, v));
+  }
+  rewriter.replaceOp(op, results);
+  return success();
+}
+
 bool isRealFloat(Type type) { return type.isF32() || type.isF64(); }
+
+bool hasZeroDim(ArrayRef<RankedTensorType> types) {
+  for (RankedTensorType t : types)
+    if (llvm::is_contained(t.getShape(), 0))
+      return true;
+  return false;
+}
 
 Value indexConst(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -222,13 +254,6 @@ ArrayRef<int64_t> batchDims(RankedTensorType type, unsigned matrixRank = 2) {
   return type.getShape().drop_back(matrixRank);
 }
 
-bool hasZeroDim(ArrayRef<RankedTensorType> types) {
-  for (RankedTensorType t : types)
-    if (llvm::is_contained(t.getShape(), 0))
-      return true;
-  return false;
-}
-
 class ConvertSolveTriangular : public NamedTorchPattern {
 public:
   ConvertSolveTriangular(const TorchTypeConverter &tc, MLIRContext *ctx)
@@ -255,7 +280,7 @@ public:
     if (!upper || !left || !unit)
       return fail(op, rewriter, "upper, left and unitriangular must be constants");
     if (hasZeroDim({type, aType, bType}))
-      return fail(op, rewriter, "empty matrices are not lowered");
+      return replaceEmptyCase(op, rewriter, *types, {});
     Location loc = op->getLoc();
     ArrayRef<int64_t> batch = batchDims(type);
     FailureOr<Value> aB = toBatched(rewriter, loc, a, batch);
@@ -328,16 +353,26 @@ std::pair<Value, Value> createCholesky(OpBuilder &b, Location loc, Value a,
               Value bad = arith::CmpFOp::create(
                   b2, l2, arith::CmpFPredicate::ULE, d,
                   createScalarConstant(b2, l2, elemType, 0));
+              Value failedBefore = arith::CmpIOp::create(
+                  b2, l2, arith::CmpIPredicate::ne, s2[1], zeroInfo);
               Value first = arith::AndIOp::create(
                   b2, l2, bad,
-                  arith::CmpIOp::create(b2, l2, arith::CmpIPredicate::eq, s2[1],
-                                        zeroInfo));
+                  arith::XOrIOp::create(
+                      b2, l2, failedBefore,
+                      arith::ConstantOp::create(b2, l2, b2.getBoolAttr(true))));
               Value order = arith::IndexCastOp::create(
                   b2, l2, i32, arith::AddIOp::create(b2, l2, j, c1));
               Value info =
                   arith::SelectOp::create(b2, l2, first, order, s2[1]);
+              // As LAPACK's potf2 (and eager's result): the failing column
+              // gets d on the diagonal, it and the later columns keep A's
+              // values.
+              Value skip = arith::OrIOp::create(b2, l2, failedBefore, bad);
               Value ljj = math::SqrtOp::create(b2, l2, d);
-              lm = tensor::InsertOp::create(b2, l2, ljj, lm,
+              Value diag = arith::SelectOp::create(
+                  b2, l2, failedBefore, ajj,
+                  arith::SelectOp::create(b2, l2, bad, d, ljj));
+              lm = tensor::InsertOp::create(b2, l2, diag, lm,
                                             ValueRange{bi, j, j});
               Value jp1 = arith::AddIOp::create(b2, l2, j, c1);
               Value col =
@@ -350,7 +385,9 @@ std::pair<Value, Value> createCholesky(OpBuilder &b, Location loc, Value a,
                         // Columns < j are final (this loop writes column j
                         // only): read the loop's own tensor, no copy.
                         Value s = rowDot(b3, l3, s3[0], i, j, aij);
-                        Value lij = arith::DivFOp::create(b3, l3, s, ljj);
+                        Value lij = arith::SelectOp::create(
+                            b3, l3, skip, aij,
+                            arith::DivFOp::create(b3, l3, s, ljj));
                         return {tensor::InsertOp::create(b3, l3, lij, s3[0],
                                                          ValueRange{bi, i, j})};
                       })
@@ -387,7 +424,7 @@ public:
     if (*checkErrors)
       return fail(op, rewriter, "check_errors=True raises eagerly");
     if (hasZeroDim({lType}))
-      return fail(op, rewriter, "empty matrices are not lowered");
+      return replaceEmptyCase(op, rewriter, *types, {std::nullopt, 0.0});
     Location loc = op->getLoc();
     ArrayRef<int64_t> batch = batchDims(lType);
     FailureOr<Value> aB = toBatched(rewriter, loc, a, batch);
@@ -451,7 +488,7 @@ public:
     if (!upper)
       return fail(op, rewriter, "upper must be a constant");
     if (hasZeroDim({type, fType}))
-      return fail(op, rewriter, "empty matrices are not lowered");
+      return replaceEmptyCase(op, rewriter, *types, {});
     Location loc = op->getLoc();
     ArrayRef<int64_t> batch = batchDims(type);
     FailureOr<Value> fB = toBatched(rewriter, loc, f, batch);

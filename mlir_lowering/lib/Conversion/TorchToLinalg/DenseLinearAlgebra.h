@@ -44,12 +44,22 @@ protected:
   /// The result types, all converted to static ranked tensors, or failure.
   mlir::FailureOr<llvm::SmallVector<mlir::RankedTensorType>>
   getResultTypes(mlir::Operation *op) const;
+  /// Empty matrices (some zero dim): replaces `op` by empty results and, for
+  /// the non-empty ones, tensors filled with `fills[i]` (info 0, det 1, ...);
+  /// fails when a non-empty result has no fill value.
+  mlir::LogicalResult
+  replaceEmptyCase(mlir::Operation *op,
+                   mlir::ConversionPatternRewriter &rewriter,
+                   llvm::ArrayRef<mlir::RankedTensorType> types,
+                   llvm::ArrayRef<std::optional<double>> fills) const;
 
   const TorchTypeConverter &converter;
 };
 
 /// True for f32 and f64 (the dtypes lowered here).
 bool isRealFloat(mlir::Type type);
+/// Whether some of `types` has a zero dim.
+bool hasZeroDim(llvm::ArrayRef<mlir::RankedTensorType> types);
 
 mlir::Value indexConst(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 

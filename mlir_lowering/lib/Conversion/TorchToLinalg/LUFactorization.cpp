@@ -33,13 +33,6 @@ namespace ltc_mlir::torch_to_linalg {
 namespace {
 using namespace dense_la;
 
-bool hasZeroDim(ArrayRef<RankedTensorType> types) {
-  for (RankedTensorType t : types)
-    if (llvm::is_contained(t.getShape(), 0))
-      return true;
-  return false;
-}
-
 struct LUResult {
   Value lu;     // [B, m, n]
   Value pivots; // [B, min(m, n)] i32, 1-based
@@ -270,17 +263,21 @@ Value createPermutationMatrix(OpBuilder &b, Location loc, Value pivots,
 /// Checks shared by the patterns: static result types, real float matrix
 /// operand `a` of rank >= 2 with the dtype of result `floatResult`.
 FailureOr<SmallVector<RankedTensorType>>
-checkTypes(const NamedTorchPattern &, Operation *op,
-           FailureOr<SmallVector<RankedTensorType>> types, Value a,
+checkTypes(FailureOr<SmallVector<RankedTensorType>> types, Value a,
            unsigned floatResult) {
   if (failed(types))
     return failure();
   auto aType = cast<RankedTensorType>(a.getType());
   if (!isRealFloat(aType.getElementType()) || aType.getRank() < 2 ||
-      (*types)[floatResult].getElementType() != aType.getElementType() ||
-      hasZeroDim(*types) || hasZeroDim({aType}))
+      (*types)[floatResult].getElementType() != aType.getElementType())
     return failure();
   return types;
+}
+
+/// Whether the op works on empty matrices: `a` or a result has a zero dim.
+bool isEmptyCase(ArrayRef<RankedTensorType> types, Value a) {
+  return hasZeroDim(types) ||
+         hasZeroDim({cast<RankedTensorType>(a.getType())});
 }
 
 /// Factors `a` (operand, [..., m, n]) with its batch broadcast to `batch`,
@@ -301,14 +298,17 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(*this, op, getResultTypes(op), operands[0], 0);
+    auto types = checkTypes(getResultTypes(op), operands[0], 0);
     if (failed(types))
-      return fail(op, rewriter, "needs non-empty static f32/f64 matrices");
+      return fail(op, rewriter, "needs static f32/f64 matrices");
     std::optional<bool> pivot = getConstantBool(op->getOperand(1));
     std::optional<bool> checkErrors = getConstantBool(op->getOperand(2));
     if (!pivot || !checkErrors || !*pivot || *checkErrors)
       return fail(op, rewriter,
                   "needs pivot=True and check_errors=False (constants)");
+    if (isEmptyCase(*types, operands[0]))
+      return replaceEmptyCase(op, rewriter, *types,
+                              {std::nullopt, std::nullopt, 0.0});
     Location loc = op->getLoc();
     RankedTensorType luType = (*types)[0];
     FailureOr<LUResult> lu = factorBatched(rewriter, loc, operands[0],
@@ -360,8 +360,12 @@ public:
     auto types = getResultTypes(op);
     auto aType = cast<RankedTensorType>(operands[0].getType());
     if (failed(types) || !isRealFloat(aType.getElementType()) ||
-        aType.getRank() < 2 || hasZeroDim({aType}))
-      return fail(op, rewriter, "needs non-empty static f32/f64 matrices");
+        aType.getRank() < 2)
+      return fail(op, rewriter, "needs static f32/f64 matrices");
+    // An empty LU (P may be non-empty: not lowered); with LU non-empty,
+    // results that unpack_data/unpack_pivots leave out are empty (below).
+    if (hasZeroDim({aType}))
+      return replaceEmptyCase(op, rewriter, *types, {});
     if (IsLU) {
       std::optional<bool> pivot = getConstantBool(op->getOperand(1));
       if (!pivot || !*pivot)
@@ -440,15 +444,18 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(*this, op, getResultTypes(op), operands[0], 0);
+    auto types = checkTypes(getResultTypes(op), operands[0], 0);
     if (failed(types) || (*types)[0].getRank() < 2 ||
         cast<RankedTensorType>(operands[2].getType()).getElementType() !=
             (*types)[0].getElementType())
-      return fail(op, rewriter, "needs non-empty static f32/f64 matrices");
+      return fail(op, rewriter, "needs static f32/f64 matrices");
     std::optional<bool> left = getConstantBool(op->getOperand(3));
     std::optional<bool> adjoint = getConstantBool(op->getOperand(4));
     if (!left || !adjoint)
       return fail(op, rewriter, "left and adjoint must be constants");
+    if (isEmptyCase(*types, operands[0]) ||
+        hasZeroDim({cast<RankedTensorType>(operands[2].getType())}))
+      return replaceEmptyCase(op, rewriter, *types, {});
     Location loc = op->getLoc();
     RankedTensorType type = (*types)[0];
     ArrayRef<int64_t> batch = type.getShape().drop_back(2);
@@ -482,15 +489,23 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(*this, op, getResultTypes(op), operands[0], 0);
+    auto types = checkTypes(getResultTypes(op), operands[0], 0);
     if (failed(types))
-      return fail(op, rewriter, "needs non-empty static f32/f64 matrices");
+      return fail(op, rewriter, "needs static f32/f64 matrices");
     std::optional<bool> left =
         IsSolve ? getConstantBool(op->getOperand(2)) : std::optional(true);
     std::optional<bool> checkErrors =
         getConstantBool(op->getOperand(IsSolve ? 3 : 1));
     if (!left || !checkErrors || *checkErrors)
       return fail(op, rewriter, "needs constant flags and check_errors=False");
+    if (isEmptyCase(*types, operands[0]) ||
+        (IsSolve &&
+         hasZeroDim({cast<RankedTensorType>(operands[1].getType())})))
+      return replaceEmptyCase(
+          op, rewriter, *types,
+          IsSolve ? ArrayRef<std::optional<double>>{std::nullopt, std::nullopt,
+                                                    std::nullopt, 0.0}
+                  : ArrayRef<std::optional<double>>{std::nullopt, 0.0});
     Location loc = op->getLoc();
     RankedTensorType type = (*types)[0];
     RankedTensorType infoType = (*types)[IsSolve ? 3 : 1];
@@ -575,13 +590,19 @@ public:
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(*this, op, getResultTypes(op), operands[0], 0);
+    auto types = checkTypes(getResultTypes(op), operands[0], 0);
     if (failed(types))
-      return fail(op, rewriter, "needs non-empty static f32/f64 matrices");
+      return fail(op, rewriter, "needs static f32/f64 matrices");
     auto aType = cast<RankedTensorType>(operands[0].getType());
     int64_t n = aType.getDimSize(aType.getRank() - 1);
     if (aType.getDimSize(aType.getRank() - 2) != n)
       return fail(op, rewriter, "needs square matrices");
+    // det of a 0x0 matrix is 1 (sign 1, log|det| 0).
+    if (isEmptyCase(*types, operands[0]))
+      return replaceEmptyCase(
+          op, rewriter, *types,
+          IsSlog ? ArrayRef<std::optional<double>>{1.0, 0.0}
+                 : ArrayRef<std::optional<double>>{1.0});
     Location loc = op->getLoc();
     ArrayRef<int64_t> batch = aType.getShape().drop_back(2);
     // Of A^T, as eager for a contiguous real A (det(A^T) = det(A)); the
