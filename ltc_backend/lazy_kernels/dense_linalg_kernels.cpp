@@ -34,12 +34,13 @@ std::vector<torch::lazy::Shape> SolveTriangularShape(const std::vector<c10::IVal
 void RegisterDenseLinalgKernels() {
   for (const char* op : {"linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack",
                          "linalg_lu_solve", "linalg_inv_ex", "_linalg_solve_ex", "_linalg_det",
-                         "_linalg_slogdet"})
+                         "_linalg_slogdet", "triangular_solve"})
     RegisterAtenOpKernel(op);
   // No Meta kernel; the result is shaped like self (cholesky_solve
   // broadcasts B and L before calling its helper).
   RegisterAtenOpKernel("_cholesky_solve_helper", "self");
   RegisterAtenOpKernel("cholesky_inverse", "self");
+  RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
   RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
 }
 

@@ -271,3 +271,28 @@ def test_empty_matrices(shape):
     eager, lazy = run_both(fn, a, b)
     assert_close(eager, lazy)
     assert_all_native()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_deprecated_triangular_solve(dtype, upper, transpose):
+    a = tri(2, 1, 4, 4, upper=upper, dtype=dtype, seed=30)
+    b = rnd(3, 4, 2, dtype=dtype, seed=31)
+    check(lambda b, a: torch.triangular_solve(b, a, upper=upper, transpose=transpose),
+          [b, a], (0, 1), ["aten::triangular_solve"], dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("upper", [False, True])
+def test_deprecated_cholesky(dtype, upper):
+    a = spd(2, 5, 5, dtype=dtype, seed=32)
+    check(lambda a: torch.cholesky(a, upper=upper), [a], (0,), ["aten::cholesky"], dtype)
+
+
+def test_deprecated_cholesky_not_positive_definite_raises():
+    a = spd(4, 4, seed=33)
+    a[2, 2] = -1.0
+    with pytest.raises(RuntimeError, match="cholesky: The factorization could not be completed "
+                       "because the input is not positive-definite"):
+        torch.cholesky(a.to("lazy")).cpu()

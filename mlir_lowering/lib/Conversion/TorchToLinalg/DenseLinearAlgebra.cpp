@@ -15,6 +15,9 @@
 //    before the failing one factored, d on its diagonal, A's values after.
 //  - _cholesky_solve_helper(B, L, upper) (cholesky_solve after its
 //    broadcast) and cholesky_inverse(L, upper): two triangular solves.
+//  - the deprecated cholesky(A, upper) (a runtime check raises for a matrix
+//    that is not positive-definite, without eager's minor order) and
+//    triangular_solve(B, A, upper, transpose, unitriangular).
 //
 //===----------------------------------------------------------------------===//
 
@@ -401,28 +404,41 @@ std::pair<Value, Value> createCholesky(OpBuilder &b, Location loc, Value a,
   return {res[0], res[1]};
 }
 
-class ConvertCholeskyEx : public NamedTorchPattern {
+/// linalg_cholesky_ex(A, upper, check_errors) -> (L, info), and the
+/// deprecated cholesky(A, upper) -> L (IsLegacy), which raises for a matrix
+/// that is not positive-definite: a runtime check on info.
+template <bool IsLegacy>
+class ConvertCholesky : public NamedTorchPattern {
 public:
-  ConvertCholeskyEx(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, "torch.aten.linalg_cholesky_ex", ctx) {}
+  ConvertCholesky(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : NamedTorchPattern(tc,
+                          IsLegacy ? "torch.aten.cholesky"
+                                   : "torch.aten.linalg_cholesky_ex",
+                          ctx) {}
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
     auto types = getResultTypes(op);
     if (failed(types))
       return fail(op, rewriter, "result types are not static tensors");
-    RankedTensorType lType = (*types)[0], infoType = (*types)[1];
+    RankedTensorType lType = (*types)[0];
     Value a = operands[0];
     auto aType = cast<RankedTensorType>(a.getType());
     if (!isRealFloat(lType.getElementType()) || aType != lType ||
-        lType.getRank() < 2 || !infoType.getElementType().isInteger(32))
+        lType.getRank() < 2)
       return fail(op, rewriter, "only f32 and f64 matrices are lowered");
     std::optional<bool> upper = getConstantBool(op->getOperand(1));
-    std::optional<bool> checkErrors = getConstantBool(op->getOperand(2));
+    std::optional<bool> checkErrors =
+        IsLegacy ? std::optional(false) : getConstantBool(op->getOperand(2));
     if (!upper || !checkErrors)
       return fail(op, rewriter, "upper and check_errors must be constants");
     if (*checkErrors)
       return fail(op, rewriter, "check_errors=True raises eagerly");
+    RankedTensorType infoType =
+        IsLegacy ? RankedTensorType::get(batchDims(lType), rewriter.getI32Type())
+                 : (*types)[1];
+    if (!infoType.getElementType().isInteger(32))
+      return fail(op, rewriter, "info must be int32");
     if (hasZeroDim({lType}))
       return replaceEmptyCase(op, rewriter, *types, {std::nullopt, 0.0});
     Location loc = op->getLoc();
@@ -444,7 +460,71 @@ public:
     FailureOr<Value> infoOut = fromBatched(rewriter, loc, info, infoType);
     if (failed(lOut) || failed(infoOut))
       return fail(op, rewriter, "result shapes do not match");
+    if (IsLegacy) {
+      Value ok = createAllOf(
+          rewriter, loc, info, [](OpBuilder &b, Location l, Value v) {
+            return arith::CmpIOp::create(
+                       b, l, arith::CmpIPredicate::eq, v,
+                       createIntConstant(b, l, v.getType(), 0))
+                .getResult();
+          });
+      emitRuntimeCheck(
+          rewriter, loc, ok,
+          "cholesky: The factorization could not be completed because the "
+          "input is not positive-definite. Check that the input is "
+          "symmetric positive-definite, or call torch.linalg.cholesky_ex, "
+          "whose info gives the order of the failing leading minor.");
+      rewriter.replaceOp(op, *lOut);
+      return success();
+    }
     rewriter.replaceOp(op, ValueRange{*lOut, *infoOut});
+    return success();
+  }
+};
+
+/// The deprecated triangular_solve(B, A, upper, transpose, unitriangular)
+/// -> (X, A broadcast): op(A) X = B with op(A) = A^T when `transpose`.
+class ConvertLegacyTriangularSolve : public NamedTorchPattern {
+public:
+  ConvertLegacyTriangularSolve(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : NamedTorchPattern(tc, "torch.aten.triangular_solve", ctx) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto types = getResultTypes(op);
+    if (failed(types))
+      return fail(op, rewriter, "result types are not static tensors");
+    RankedTensorType type = (*types)[0], coefType = (*types)[1];
+    Value rhs = operands[0], a = operands[1];
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto bType = cast<RankedTensorType>(rhs.getType());
+    if (!isRealFloat(type.getElementType()) ||
+        aType.getElementType() != type.getElementType() ||
+        bType.getElementType() != type.getElementType() ||
+        aType.getRank() < 2 || type.getRank() < 2 || coefType.getRank() < 2)
+      return fail(op, rewriter, "only f32 and f64 matrices are lowered");
+    std::optional<bool> upper = getConstantBool(op->getOperand(2));
+    std::optional<bool> transpose = getConstantBool(op->getOperand(3));
+    std::optional<bool> unit = getConstantBool(op->getOperand(4));
+    if (!upper || !transpose || !unit)
+      return fail(op, rewriter, "upper, transpose, unitriangular must be constants");
+    if (hasZeroDim({type, coefType, aType, bType}))
+      return replaceEmptyCase(op, rewriter, *types, {});
+    Location loc = op->getLoc();
+    ArrayRef<int64_t> batch = batchDims(type);
+    FailureOr<Value> aB = toBatched(rewriter, loc, a, batch);
+    FailureOr<Value> xB = toBatched(rewriter, loc, rhs, batch);
+    if (failed(aB) || failed(xB))
+      return fail(op, rewriter, "batch dims do not broadcast");
+    // The lower triangle of op(A): A's (no transpose) or A's upper one.
+    Value x = solveTriangular(rewriter, loc, *aB, *xB,
+                              /*lower=*/*transpose ? *upper : !*upper,
+                              *transpose, *unit);
+    FailureOr<Value> out = fromBatched(rewriter, loc, x, type);
+    FailureOr<Value> coef = fromBatched(rewriter, loc, *aB, coefType);
+    if (failed(out) || failed(coef))
+      return fail(op, rewriter, "result shapes do not match");
+    rewriter.replaceOp(op, ValueRange{*out, *coef});
     return success();
   }
 };
@@ -518,7 +598,8 @@ public:
 
 void populateDenseLinearAlgebraPatterns(TorchTypeConverter &typeConverter,
                                         RewritePatternSet &patterns) {
-  patterns.add<ConvertSolveTriangular, ConvertCholeskyEx,
+  patterns.add<ConvertSolveTriangular, ConvertLegacyTriangularSolve,
+               ConvertCholesky<false>, ConvertCholesky<true>,
                ConvertCholeskySolve<false>, ConvertCholeskySolve<true>>(
       typeConverter, patterns.getContext());
 }
