@@ -142,48 +142,65 @@ Value solveTriangular(OpBuilder &b, Location loc, Value a, Value x, bool lower,
           m = xType.getDimSize(2);
   Value c0 = indexConst(b, loc, 0), c1 = indexConst(b, loc, 1);
   Value cN = indexConst(b, loc, n), cNm1 = indexConst(b, loc, n - 1);
+  Value cM = indexConst(b, loc, m);
   // op(A)[i, k]
   auto readA = [&](OpBuilder &nb, Location l, Value bi, Value i, Value k) {
     return tensor::ExtractOp::create(
                nb, l, a, transA ? ValueRange{bi, k, i} : ValueRange{bi, i, k})
         .getResult();
   };
+  // Row by row (in the order rows are solved): x[i, :] -= op(A)[i, k] *
+  // x[k, :] for the solved rows k, in order, then x[i, :] /= op(A)[i, i].
+  // Each element sees the same operations in the same order as a dot
+  // product per element; the innermost loop runs along the contiguous row.
   return createLoop(
       b, loc, c0, indexConst(b, loc, batch), x,
       [&](OpBuilder &b1, Location l1, Value bi, ValueRange xs1) {
         return createLoop(
-            b1, l1, c0, indexConst(b1, l1, m), xs1,
-            [&](OpBuilder &b2, Location l2, Value j, ValueRange xs2) {
+            b1, l1, c0, cN, xs1,
+            [&](OpBuilder &b2, Location l2, Value t,
+                ValueRange xs2) -> SmallVector<Value> {
+              Value i = lower ? t
+                              : arith::SubIOp::create(b2, l2, cNm1, t)
+                                    .getResult();
+              Value lo = lower ? c0
+                               : arith::AddIOp::create(b2, l2, i, c1)
+                                     .getResult();
+              Value hi = lower ? i : cN;
+              Value xr = createLoop(
+                             b2, l2, lo, hi, xs2,
+                             [&](OpBuilder &b3, Location l3, Value k,
+                                 ValueRange xs3) {
+                               Value aik = readA(b3, l3, bi, i, k);
+                               return createLoop(
+                                   b3, l3, c0, cM, xs3,
+                                   [&](OpBuilder &b4, Location l4, Value j,
+                                       ValueRange xs4) -> SmallVector<Value> {
+                                     Value xk = tensor::ExtractOp::create(
+                                         b4, l4, xs4[0], ValueRange{bi, k, j});
+                                     Value xi = tensor::ExtractOp::create(
+                                         b4, l4, xs4[0], ValueRange{bi, i, j});
+                                     Value v = arith::SubFOp::create(
+                                         b4, l4, xi,
+                                         arith::MulFOp::create(b4, l4, aik, xk));
+                                     return {tensor::InsertOp::create(
+                                         b4, l4, v, xs4[0],
+                                         ValueRange{bi, i, j})};
+                                   });
+                             })
+                             .front();
+              if (unit)
+                return {xr};
+              Value aii = readA(b2, l2, bi, i, i);
               return createLoop(
-                  b2, l2, c0, cN, xs2,
-                  [&](OpBuilder &b3, Location l3, Value t, ValueRange xs3) {
-                    // Row i, in the order its dependencies are solved.
-                    Value i = lower ? t : arith::SubIOp::create(b3, l3, cNm1, t)
-                                              .getResult();
-                    Value lo = lower ? c0
-                                     : arith::AddIOp::create(b3, l3, i, c1)
-                                           .getResult();
-                    Value hi = lower ? i : cN;
-                    Value x0 = tensor::ExtractOp::create(
-                        b3, l3, xs3[0], ValueRange{bi, i, j});
-                    Value acc =
-                        createLoop(
-                            b3, l3, lo, hi, x0,
-                            [&](OpBuilder &b4, Location l4, Value k,
-                                ValueRange accs) -> SmallVector<Value> {
-                              Value xk = tensor::ExtractOp::create(
-                                  b4, l4, xs3[0], ValueRange{bi, k, j});
-                              Value prod = arith::MulFOp::create(
-                                  b4, l4, readA(b4, l4, bi, i, k), xk);
-                              return {arith::SubFOp::create(b4, l4, accs[0],
-                                                            prod)};
-                            })
-                            .front();
-                    if (!unit)
-                      acc = arith::DivFOp::create(b3, l3, acc,
-                                                  readA(b3, l3, bi, i, i));
-                    return SmallVector<Value>{tensor::InsertOp::create(
-                        b3, l3, acc, xs3[0], ValueRange{bi, i, j})};
+                  b2, l2, c0, cM, xr,
+                  [&](OpBuilder &b3, Location l3, Value j,
+                      ValueRange xs3) -> SmallVector<Value> {
+                    Value xi = tensor::ExtractOp::create(b3, l3, xs3[0],
+                                                         ValueRange{bi, i, j});
+                    return {tensor::InsertOp::create(
+                        b3, l3, arith::DivFOp::create(b3, l3, xi, aii), xs3[0],
+                        ValueRange{bi, i, j})};
                   });
             });
       })
