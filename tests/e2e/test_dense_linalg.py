@@ -296,3 +296,24 @@ def test_deprecated_cholesky_not_positive_definite_raises():
     with pytest.raises(RuntimeError, match="cholesky: The factorization could not be completed "
                        "because the input is not positive-definite"):
         torch.cholesky(a.to("lazy")).cpu()
+
+
+def test_gaussian_process_loss_one_graph():
+    # A GP's negative log marginal likelihood: Cholesky, triangular solves,
+    # the log-diagonal; forward and backward in native graphs.
+    x = rnd(20, 2, seed=34)
+    y = rnd(20, 1, seed=35)
+    log_ls = torch.tensor(0.3, dtype=torch.float64)
+
+    def nll(x, y, log_ls):
+        d2 = ((x[:, None] - x[None]) ** 2).sum(-1)
+        k = torch.exp(-d2 / (2 * torch.exp(log_ls) ** 2))
+        l = torch.linalg.cholesky(k + 0.1 * torch.eye(20, dtype=torch.float64, device=x.device))
+        alpha = torch.cholesky_solve(y, l)
+        return 0.5 * (y * alpha).sum() + torch.log(torch.diagonal(l)).sum()
+
+    eager, lazy = run_both(nll, x, y, log_ls, grad_inputs=(0, 2))
+    assert_close(eager, lazy, rtol=1e-9, atol=1e-10)
+    assert_ops_native("aten::linalg_cholesky_ex", "aten::_cholesky_solve_helper",
+                      "aten::linalg_solve_triangular")
+    assert_all_native()
