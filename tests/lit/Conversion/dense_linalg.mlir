@@ -1,24 +1,25 @@
 // RUN: ltc-mlir-opt --convert-torch-to-linalg --split-input-file --verify-diagnostics %s | FileCheck %s
 
-// Lower triangular solve from the left: loops batch, column j, row i (in
-// order), k < i; x[i, j] = (b[i, j] - sum_k a[i, k] x[k, j]) / a[i, i].
+// Lower triangular solve from the left, row by row (batch, row i in order):
+// x[i, :] -= a[i, k] * x[k, :] for k < i (the inner loop along the row),
+// then x[i, :] /= a[i, i].
 // CHECK-LABEL: func.func @solve_triangular_lower_left(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<3x3xf64>, %[[B:[a-z0-9_]+]]: tensor<3x2xf64>
 // CHECK: %[[AB:[a-z0-9_]+]] = tensor.expand_shape %[[A]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 3]
 // CHECK: %[[BB:[a-z0-9_]+]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1], [2]] output_shape [1, 3, 2]
-// CHECK: scf.for %[[BI:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X0:[a-z0-9_]+]] = %[[BB]]) -> (tensor<1x3x2xf64>)
-// CHECK: scf.for %[[J:[a-z0-9_]+]] =
-// CHECK: scf.for %[[I:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[X:[a-z0-9_]+]] = %{{.*}})
-// CHECK: %[[XIJ:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[I]], %[[J]]]
-// CHECK: %[[ACC:[a-z0-9_]+]] = scf.for %[[K:[a-z0-9_]+]] = %{{.*}} to %[[I]] step %{{.*}} iter_args(%[[S:[a-z0-9_]+]] = %[[XIJ]]) -> (f64)
-// CHECK:   %[[XK:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[K]], %[[J]]]
+// CHECK: scf.for %[[BI:[a-z0-9_]+]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%{{.*}} = %[[BB]]) -> (tensor<1x3x2xf64>)
+// CHECK: scf.for %[[I:[a-z0-9_]+]] =
+// CHECK: %[[R:[a-z0-9_]+]] = scf.for %[[K:[a-z0-9_]+]] = %{{.*}} to %[[I]] step
 // CHECK:   %[[AIK:[a-z0-9_]+]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[K]]]
-// CHECK:   %[[P:[a-z0-9_]+]] = arith.mulf %[[AIK]], %[[XK]]
-// CHECK:   %[[D:[a-z0-9_]+]] = arith.subf %[[S]], %[[P]]
-// CHECK:   scf.yield %[[D]] : f64
+// CHECK:   scf.for %[[J:[a-z0-9_]+]] = {{.*}} iter_args(%[[X:[a-z0-9_]+]] = %{{.*}})
+// CHECK:     %[[XK:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[K]], %[[J]]]
+// CHECK:     %[[XI:[a-z0-9_]+]] = tensor.extract %[[X]][%[[BI]], %[[I]], %[[J]]]
+// CHECK:     %[[P:[a-z0-9_]+]] = arith.mulf %[[AIK]], %[[XK]]
+// CHECK:     %[[D:[a-z0-9_]+]] = arith.subf %[[XI]], %[[P]]
+// CHECK:     tensor.insert %[[D]] into %[[X]][%[[BI]], %[[I]], %[[J]]]
 // CHECK: %[[AII:[a-z0-9_]+]] = tensor.extract %[[AB]][%[[BI]], %[[I]], %[[I]]]
-// CHECK: %[[R:[a-z0-9_]+]] = arith.divf %[[ACC]], %[[AII]]
-// CHECK: tensor.insert %[[R]] into %[[X]][%[[BI]], %[[I]], %[[J]]]
+// CHECK: scf.for %{{.*}} iter_args(%{{.*}} = %[[R]])
+// CHECK:   arith.divf %{{.*}}, %[[AII]]
 // CHECK: tensor.collapse_shape {{.*}} : tensor<1x3x2xf64> into tensor<3x2xf64>
 func.func @solve_triangular_lower_left(%a: !torch.vtensor<[3,3],f64>, %b: !torch.vtensor<[3,2],f64>) -> !torch.vtensor<[3,2],f64> {
   %false = torch.constant.bool false
@@ -34,7 +35,6 @@ func.func @solve_triangular_lower_left(%a: !torch.vtensor<[3,3],f64>, %b: !torch
 // CHECK-LABEL: func.func @solve_triangular_upper_right_unit(
 // CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<2x4x4xf32>)
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<2x4x3xf32>) permutation = [0, 2, 1]
-// CHECK: scf.for
 // CHECK: scf.for
 // CHECK: scf.for %[[I:[a-z0-9_]+]] =
 // CHECK: scf.for %[[K:[a-z0-9_]+]] =
@@ -141,7 +141,6 @@ func.func @cholesky_deprecated(%a: !torch.vtensor<[3,3],f32>) -> !torch.vtensor<
 // The deprecated triangular_solve(B, A, upper, transpose): with transpose,
 // the lower triangle of A^T is read as a[k, i]; A comes back broadcast.
 // CHECK-LABEL: func.func @triangular_solve_transpose(
-// CHECK: scf.for
 // CHECK: scf.for
 // CHECK: scf.for %[[I:[a-z0-9_]+]] =
 // CHECK: scf.for %[[K:[a-z0-9_]+]] =

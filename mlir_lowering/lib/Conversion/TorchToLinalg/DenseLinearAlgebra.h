@@ -106,6 +106,43 @@ mlir::Value extractTriangle(mlir::OpBuilder &b, mlir::Location loc,
                             mlir::Value x, mlir::RankedTensorType type,
                             bool lower, bool unitDiagonal);
 
+//===----------------------------------------------------------------------===//
+// LU (LUFactorization.cpp), shared with LUSolvers.cpp
+//===----------------------------------------------------------------------===//
+
+struct LUResult {
+  mlir::Value lu;     // [B, m, n]
+  mlir::Value pivots; // [B, min(m, n)] i32, 1-based
+  mlir::Value info;   // [B] i32
+};
+
+/// LU with partial pivoting of every [m, n] matrix of `a` ([B, m, n]).
+LUResult createLU(mlir::OpBuilder &b, mlir::Location loc, mlir::Value a);
+/// Factors `a` (operand, [..., m, n]) with its batch broadcast to `batch`,
+/// or its transpose when `transposed`.
+mlir::FailureOr<LUResult> factorBatched(mlir::OpBuilder &b, mlir::Location loc,
+                                        mlir::Value a,
+                                        llvm::ArrayRef<int64_t> batch,
+                                        bool transposed = false);
+/// Solves A X = B (or A^T X = B when `adjoint`) for A = P L U given as
+/// batched `lu` ([B, n, n]) and `pivots`, in place of `x` ([B, n, c]).
+mlir::Value luSolve(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lu,
+                    mlir::Value pivots, mlir::Value x, bool adjoint);
+/// Solves with batched lu/pivots for `rhs` (operand, [..., n, c] or, when
+/// !left, [..., c, n]) broadcast to `batch`: left/adjoint as linalg_lu_solve.
+mlir::FailureOr<mlir::Value> solveWithLU(mlir::OpBuilder &b,
+                                         mlir::Location loc, mlir::Value lu,
+                                         mlir::Value pivots, mlir::Value rhs,
+                                         llvm::ArrayRef<int64_t> batch,
+                                         bool left, bool adjoint);
+/// Static result types with a real float matrix operand `a` (rank >= 2) of
+/// the dtype of result `floatResult`, or failure.
+mlir::FailureOr<llvm::SmallVector<mlir::RankedTensorType>>
+checkTypes(mlir::FailureOr<llvm::SmallVector<mlir::RankedTensorType>> types,
+           mlir::Value a, unsigned floatResult);
+/// Whether the op works on empty matrices: `a` or a result has a zero dim.
+bool isEmptyCase(llvm::ArrayRef<mlir::RankedTensorType> types, mlir::Value a);
+
 } // namespace ltc_mlir::torch_to_linalg::dense_la
 
 #endif // LTC_MLIR_LIB_CONVERSION_TORCHTOLINALG_DENSELINEARALGEBRA_H

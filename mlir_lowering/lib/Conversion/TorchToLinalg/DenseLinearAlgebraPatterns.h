@@ -15,11 +15,14 @@ namespace ltc_mlir::torch_to_linalg {
 /// cholesky_inverse (DenseLinearAlgebra.cpp).
 void populateDenseLinearAlgebraPatterns(TorchTypeConverter &typeConverter,
                                         mlir::RewritePatternSet &patterns);
-/// linalg_lu_factor_ex, lu_unpack, linalg_lu, linalg_lu_solve,
-/// linalg_inv_ex, _linalg_solve_ex, _linalg_det, _linalg_slogdet
+/// linalg_lu_factor_ex, lu_unpack, linalg_lu, linalg_lu_solve
 /// (LUFactorization.cpp).
 void populateLUFactorizationPatterns(TorchTypeConverter &typeConverter,
                                      mlir::RewritePatternSet &patterns);
+/// linalg_inv_ex, _linalg_solve_ex, _linalg_det, _linalg_slogdet
+/// (LUSolvers.cpp).
+void populateLUSolverPatterns(TorchTypeConverter &typeConverter,
+                              mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -1,4 +1,4 @@
-//===- LUFactorization.cpp - LU with partial pivoting and its users -------===//
+//===- LUFactorization.cpp - LU with partial pivoting, unpack, lu_solve ---===//
 //
 // Real (f32/f64) LU as explicit loops (helpers in DenseLinearAlgebra.h):
 //  - linalg_lu_factor_ex(A, pivot=True): right-looking LU of [m, n]
@@ -9,16 +9,9 @@
 //  - lu_unpack(LU, pivots) -> (P, L, U) with A = P L U; linalg_lu(A).
 //  - linalg_lu_solve(LU, pivots, B, left, adjoint): row swaps and two
 //    triangular solves (left=False: transposed).
-//  - linalg_inv_ex(A), _linalg_solve_ex(A, B, left): factor and solve (the
-//    identity for the inverse); info as the factorization's, so that
-//    torch.linalg.inv/solve raise eager's error for singular input.
-//  - _linalg_det, _linalg_slogdet: products of U's diagonal with the
-//    permutation's sign (-1 per pivot k != k + 1).
-// Like eager for a contiguous real A (lazy tensors always are), _linalg_solve_ex,
-// linalg_inv_ex, _linalg_det and _linalg_slogdet factor A^T (eager saves a
-// copy to column-major that way): their LU/pivots outputs are A^T's, which
-// their backward formulas expect (lu_solve with adjoint = !contiguous).
-// check_errors=True raises eagerly (the pattern refuses it: fallback).
+// The factorization and the solve are shared with LUSolvers.cpp (inverse,
+// solve, determinants). check_errors=True raises eagerly (the pattern
+// refuses it: fallback).
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,11 +26,105 @@ namespace ltc_mlir::torch_to_linalg {
 namespace {
 using namespace dense_la;
 
-struct LUResult {
-  Value lu;     // [B, m, n]
-  Value pivots; // [B, min(m, n)] i32, 1-based
-  Value info;   // [B] i32
-};
+/// Applies the row swaps of `pivots` ([B, k] i32, 1-based) to the rows of
+/// `x` ([B, m, c]): in order (P^T x), or in reverse order (P x). Pivots
+/// out of [1, m] are clamped (memory safety; eager checks lu_solve's input).
+Value applyRowSwaps(OpBuilder &b, Location loc, Value x, Value pivots,
+                    bool reverse) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t batch = xType.getDimSize(0), m = xType.getDimSize(1),
+          cols = xType.getDimSize(2);
+  int64_t k = cast<RankedTensorType>(pivots.getType()).getDimSize(1);
+  k = std::min(k, m);
+  Value c0 = indexConst(b, loc, 0), c1 = indexConst(b, loc, 1);
+  return createLoop(
+             b, loc, c0, indexConst(b, loc, batch), x,
+             [&](OpBuilder &b1, Location l1, Value bi, ValueRange s1) {
+               return createLoop(
+                   b1, l1, c0, indexConst(b1, l1, k), s1,
+                   [&](OpBuilder &b2, Location l2, Value t,
+                       ValueRange s2) -> SmallVector<Value> {
+                     Value r =
+                         reverse ? arith::SubIOp::create(
+                                       b2, l2, indexConst(b2, l2, k - 1), t)
+                                       .getResult()
+                                 : t;
+                     Value piv = tensor::ExtractOp::create(b2, l2, pivots,
+                                                           ValueRange{bi, r});
+                     Value p = arith::IndexCastOp::create(
+                         b2, l2, b2.getIndexType(),
+                         arith::SubIOp::create(
+                             b2, l2, piv,
+                             createIntConstant(b2, l2, piv.getType(), 1)));
+                     p = arith::MaxSIOp::create(b2, l2, p, c0);
+                     p = arith::MinSIOp::create(b2, l2, p,
+                                                indexConst(b2, l2, m - 1));
+                     return createLoop(
+                         b2, l2, c0, indexConst(b2, l2, cols), s2,
+                         [&](OpBuilder &b3, Location l3, Value j,
+                             ValueRange s3) -> SmallVector<Value> {
+                           Value u = tensor::ExtractOp::create(
+                               b3, l3, s3[0], ValueRange{bi, r, j});
+                           Value v = tensor::ExtractOp::create(
+                               b3, l3, s3[0], ValueRange{bi, p, j});
+                           Value w = tensor::InsertOp::create(
+                               b3, l3, v, s3[0], ValueRange{bi, r, j});
+                           return {tensor::InsertOp::create(
+                               b3, l3, u, w, ValueRange{bi, p, j})};
+                         });
+                   });
+             })
+      .front();
+}
+
+/// P ([B, m, m]) of A = P L U from pivots ([B, k] i32) as a matrix of
+/// `type`'s element type: the permutation perm of the row swaps applied to
+/// 0..m-1, P[perm[i], i] = 1.
+Value createPermutationMatrix(OpBuilder &b, Location loc, Value pivots,
+                              RankedTensorType type) {
+  int64_t batch = type.getDimSize(0), m = type.getDimSize(1);
+  auto permType = RankedTensorType::get({batch, m, 1}, b.getI64Type());
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(3)};
+  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
+  Value iota =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{permType}, ValueRange{},
+          ValueRange{createEmptyTensor(b, loc, permType)}, maps, iterators,
+          [&](OpBuilder &nb, Location l, ValueRange) {
+            linalg::YieldOp::create(
+                nb, l,
+                arith::IndexCastOp::create(nb, l, nb.getI64Type(),
+                                           linalg::IndexOp::create(nb, l, 1))
+                    .getResult());
+          })
+          .getResult(0);
+  Value perm = applyRowSwaps(b, loc, iota, pivots, /*reverse=*/false);
+  Type elemType = type.getElementType();
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{type}, ValueRange{},
+             ValueRange{createEmptyTensor(b, loc, type)}, maps, iterators,
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               Value bi = linalg::IndexOp::create(nb, l, 0);
+               Value r = linalg::IndexOp::create(nb, l, 1);
+               Value c = linalg::IndexOp::create(nb, l, 2);
+               Value pc = tensor::ExtractOp::create(
+                   nb, l, perm, ValueRange{bi, c, indexConst(nb, l, 0)});
+               Value hit = arith::CmpIOp::create(
+                   nb, l, arith::CmpIPredicate::eq, pc,
+                   arith::IndexCastOp::create(nb, l, nb.getI64Type(), r));
+               linalg::YieldOp::create(
+                   nb, l,
+                   arith::SelectOp::create(
+                       nb, l, hit, createScalarConstant(nb, l, elemType, 1),
+                       createScalarConstant(nb, l, elemType, 0))
+                       .getResult());
+             })
+      .getResult(0);
+}
+
+} // namespace
+
+namespace dense_la {
 
 /// LU with partial pivoting of every [m, n] matrix of `a` ([B, m, n]).
 LUResult createLU(OpBuilder &b, Location loc, Value a) {
@@ -148,57 +235,6 @@ LUResult createLU(OpBuilder &b, Location loc, Value a) {
   return {res[0], res[1], res[2]};
 }
 
-/// Applies the row swaps of `pivots` ([B, k] i32, 1-based) to the rows of
-/// `x` ([B, m, c]): in order (P^T x), or in reverse order (P x). Pivots
-/// out of [1, m] are clamped (memory safety; eager checks lu_solve's input).
-Value applyRowSwaps(OpBuilder &b, Location loc, Value x, Value pivots,
-                    bool reverse) {
-  auto xType = cast<RankedTensorType>(x.getType());
-  int64_t batch = xType.getDimSize(0), m = xType.getDimSize(1),
-          cols = xType.getDimSize(2);
-  int64_t k = cast<RankedTensorType>(pivots.getType()).getDimSize(1);
-  k = std::min(k, m);
-  Value c0 = indexConst(b, loc, 0), c1 = indexConst(b, loc, 1);
-  return createLoop(
-             b, loc, c0, indexConst(b, loc, batch), x,
-             [&](OpBuilder &b1, Location l1, Value bi, ValueRange s1) {
-               return createLoop(
-                   b1, l1, c0, indexConst(b1, l1, k), s1,
-                   [&](OpBuilder &b2, Location l2, Value t,
-                       ValueRange s2) -> SmallVector<Value> {
-                     Value r =
-                         reverse ? arith::SubIOp::create(
-                                       b2, l2, indexConst(b2, l2, k - 1), t)
-                                       .getResult()
-                                 : t;
-                     Value piv = tensor::ExtractOp::create(b2, l2, pivots,
-                                                           ValueRange{bi, r});
-                     Value p = arith::IndexCastOp::create(
-                         b2, l2, b2.getIndexType(),
-                         arith::SubIOp::create(
-                             b2, l2, piv,
-                             createIntConstant(b2, l2, piv.getType(), 1)));
-                     p = arith::MaxSIOp::create(b2, l2, p, c0);
-                     p = arith::MinSIOp::create(b2, l2, p,
-                                                indexConst(b2, l2, m - 1));
-                     return createLoop(
-                         b2, l2, c0, indexConst(b2, l2, cols), s2,
-                         [&](OpBuilder &b3, Location l3, Value j,
-                             ValueRange s3) -> SmallVector<Value> {
-                           Value u = tensor::ExtractOp::create(
-                               b3, l3, s3[0], ValueRange{bi, r, j});
-                           Value v = tensor::ExtractOp::create(
-                               b3, l3, s3[0], ValueRange{bi, p, j});
-                           Value w = tensor::InsertOp::create(
-                               b3, l3, v, s3[0], ValueRange{bi, r, j});
-                           return {tensor::InsertOp::create(
-                               b3, l3, u, w, ValueRange{bi, p, j})};
-                         });
-                   });
-             })
-      .front();
-}
-
 /// Solves A X = B (or A^T X = B when `adjoint`) for A = P L U given as
 /// batched `lu` ([B, n, n]) and `pivots`, in place of `x` ([B, n, c]).
 Value luSolve(OpBuilder &b, Location loc, Value lu, Value pivots, Value x,
@@ -213,51 +249,6 @@ Value luSolve(OpBuilder &b, Location loc, Value lu, Value pivots, Value x,
   x = solveTriangular(b, loc, lu, x, /*lower=*/false, /*transA=*/true,
                       /*unit=*/true);
   return applyRowSwaps(b, loc, x, pivots, /*reverse=*/true);
-}
-
-/// P ([B, m, m]) of A = P L U from pivots ([B, k] i32) as a matrix of
-/// `type`'s element type: the permutation perm of the row swaps applied to
-/// 0..m-1, P[perm[i], i] = 1.
-Value createPermutationMatrix(OpBuilder &b, Location loc, Value pivots,
-                              RankedTensorType type) {
-  int64_t batch = type.getDimSize(0), m = type.getDimSize(1);
-  auto permType = RankedTensorType::get({batch, m, 1}, b.getI64Type());
-  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(3)};
-  SmallVector<utils::IteratorType> iterators(3, utils::IteratorType::parallel);
-  Value iota =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{permType}, ValueRange{},
-          ValueRange{createEmptyTensor(b, loc, permType)}, maps, iterators,
-          [&](OpBuilder &nb, Location l, ValueRange) {
-            linalg::YieldOp::create(
-                nb, l,
-                arith::IndexCastOp::create(nb, l, nb.getI64Type(),
-                                           linalg::IndexOp::create(nb, l, 1))
-                    .getResult());
-          })
-          .getResult(0);
-  Value perm = applyRowSwaps(b, loc, iota, pivots, /*reverse=*/false);
-  Type elemType = type.getElementType();
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{type}, ValueRange{},
-             ValueRange{createEmptyTensor(b, loc, type)}, maps, iterators,
-             [&](OpBuilder &nb, Location l, ValueRange) {
-               Value bi = linalg::IndexOp::create(nb, l, 0);
-               Value r = linalg::IndexOp::create(nb, l, 1);
-               Value c = linalg::IndexOp::create(nb, l, 2);
-               Value pc = tensor::ExtractOp::create(
-                   nb, l, perm, ValueRange{bi, c, indexConst(nb, l, 0)});
-               Value hit = arith::CmpIOp::create(
-                   nb, l, arith::CmpIPredicate::eq, pc,
-                   arith::IndexCastOp::create(nb, l, nb.getI64Type(), r));
-               linalg::YieldOp::create(
-                   nb, l,
-                   arith::SelectOp::create(
-                       nb, l, hit, createScalarConstant(nb, l, elemType, 1),
-                       createScalarConstant(nb, l, elemType, 0))
-                       .getResult());
-             })
-      .getResult(0);
 }
 
 /// Checks shared by the patterns: static result types, real float matrix
@@ -283,13 +274,32 @@ bool isEmptyCase(ArrayRef<RankedTensorType> types, Value a) {
 /// Factors `a` (operand, [..., m, n]) with its batch broadcast to `batch`,
 /// or its transpose when `transposed`.
 FailureOr<LUResult> factorBatched(OpBuilder &b, Location loc, Value a,
-                                  ArrayRef<int64_t> batch,
-                                  bool transposed = false) {
+                                  ArrayRef<int64_t> batch, bool transposed) {
   FailureOr<Value> aB = toBatched(b, loc, a, batch);
   if (failed(aB))
     return failure();
   return createLU(b, loc, transposed ? transposeMatrices(b, loc, *aB) : *aB);
 }
+
+/// Solves with batched lu/pivots for `rhs` (operand, [..., n, c] or, when
+/// !left, [..., c, n]) broadcast to `batch`: left/adjoint as linalg_lu_solve.
+FailureOr<Value> solveWithLU(OpBuilder &b, Location loc, Value lu,
+                             Value pivots, Value rhs, ArrayRef<int64_t> batch,
+                             bool left, bool adjoint) {
+  FailureOr<Value> xB = toBatched(b, loc, rhs, batch);
+  if (failed(xB))
+    return failure();
+  if (left)
+    return luSolve(b, loc, lu, pivots, *xB, adjoint);
+  // X A = B <=> A^T X^T = B^T;  X A^T = B <=> A X^T = B^T.
+  Value xt = transposeMatrices(b, loc, *xB);
+  return transposeMatrices(b, loc, luSolve(b, loc, lu, pivots, xt, !adjoint));
+}
+
+} // namespace dense_la
+
+namespace {
+using namespace dense_la;
 
 class ConvertLUFactorEx : public NamedTorchPattern {
 public:
@@ -422,21 +432,6 @@ public:
   }
 };
 
-/// Solves with batched lu/pivots for `rhs` (operand, [..., n, c] or, when
-/// !left, [..., c, n]) broadcast to `batch`: left/adjoint as linalg_lu_solve.
-FailureOr<Value> solveWithLU(OpBuilder &b, Location loc, Value lu,
-                             Value pivots, Value rhs, ArrayRef<int64_t> batch,
-                             bool left, bool adjoint) {
-  FailureOr<Value> xB = toBatched(b, loc, rhs, batch);
-  if (failed(xB))
-    return failure();
-  if (left)
-    return luSolve(b, loc, lu, pivots, *xB, adjoint);
-  // X A = B <=> A^T X^T = B^T;  X A^T = B <=> A X^T = B^T.
-  Value xt = transposeMatrices(b, loc, *xB);
-  return transposeMatrices(b, loc, luSolve(b, loc, lu, pivots, xt, !adjoint));
-}
-
 class ConvertLUSolve : public NamedTorchPattern {
 public:
   ConvertLUSolve(const TorchTypeConverter &tc, MLIRContext *ctx)
@@ -477,225 +472,12 @@ public:
   }
 };
 
-/// linalg_inv_ex(A) -> (inverse, info) and _linalg_solve_ex(A, B, left)
-/// -> (result, LU, pivots, info) (IsSolve).
-template <bool IsSolve>
-class ConvertInvSolve : public NamedTorchPattern {
-public:
-  ConvertInvSolve(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, IsSolve ? "torch.aten._linalg_solve_ex"
-                                      : "torch.aten.linalg_inv_ex",
-                          ctx) {}
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(getResultTypes(op), operands[0], 0);
-    if (failed(types))
-      return fail(op, rewriter, "needs static f32/f64 matrices");
-    std::optional<bool> left =
-        IsSolve ? getConstantBool(op->getOperand(2)) : std::optional(true);
-    std::optional<bool> checkErrors =
-        getConstantBool(op->getOperand(IsSolve ? 3 : 1));
-    if (!left || !checkErrors || *checkErrors)
-      return fail(op, rewriter, "needs constant flags and check_errors=False");
-    if (isEmptyCase(*types, operands[0]) ||
-        (IsSolve &&
-         hasZeroDim({cast<RankedTensorType>(operands[1].getType())})))
-      return replaceEmptyCase(
-          op, rewriter, *types,
-          IsSolve ? ArrayRef<std::optional<double>>{std::nullopt, std::nullopt,
-                                                    std::nullopt, 0.0}
-                  : ArrayRef<std::optional<double>>{std::nullopt, 0.0});
-    Location loc = op->getLoc();
-    RankedTensorType type = (*types)[0];
-    RankedTensorType infoType = (*types)[IsSolve ? 3 : 1];
-    // As eager for a contiguous real A (a lazy tensor always is): LU,
-    // pivots and info are those of A^T, and A X = B is solved as
-    // (A^T)^T X = B. The backward (lu_solve with adjoint=False) relies on it.
-    ArrayRef<int64_t> luBatch = infoType.getShape();
-    FailureOr<LUResult> lu =
-        factorBatched(rewriter, loc, operands[0], luBatch, /*transposed=*/true);
-    if (failed(lu))
-      return fail(op, rewriter, "cannot collapse the batch dims");
-    SmallVector<Value> results;
-    if (!IsSolve) {
-      Value id = createIdentity(rewriter, loc,
-                                cast<RankedTensorType>(lu->lu.getType()));
-      results.push_back(
-          luSolve(rewriter, loc, lu->lu, lu->pivots, id, /*adjoint=*/true));
-    } else {
-      Value rhs = operands[1];
-      auto rhsType = cast<RankedTensorType>(rhs.getType());
-      int64_t n = cast<RankedTensorType>(lu->lu.getType()).getDimSize(1);
-      // The vector case: B is [..., n] (result too): solve for [..., n, 1].
-      bool vectorCase = type.getRank() ==
-                        cast<RankedTensorType>(operands[0].getType()).getRank() - 1;
-      ArrayRef<int64_t> batch =
-          type.getShape().drop_back(vectorCase ? 1 : 2);
-      if (vectorCase) {
-        if (!*left || rhsType.getDimSize(rhsType.getRank() - 1) != n)
-          return fail(op, rewriter, "unexpected vector right-hand side");
-        SmallVector<int64_t> shape(rhsType.getShape());
-        shape.push_back(1);
-        FailureOr<Value> col = createReshape(
-            rewriter, loc, rhs,
-            RankedTensorType::get(shape, rhsType.getElementType()));
-        if (failed(col))
-          return fail(op, rewriter, "cannot reshape B");
-        rhs = *col;
-      }
-      if (rhsType.getElementType() != type.getElementType())
-        return fail(op, rewriter, "B's dtype differs from A's");
-      // LU, pivots and info have A's batch dims; when B's broadcast them,
-      // the solve uses the factorization of A broadcast like B.
-      LUResult forSolve = *lu;
-      if (batch != luBatch) {
-        FailureOr<LUResult> wide = factorBatched(rewriter, loc, operands[0],
-                                                 batch, /*transposed=*/true);
-        if (failed(wide))
-          return fail(op, rewriter, "A does not broadcast to B's batch");
-        forSolve = *wide;
-      }
-      FailureOr<Value> x =
-          solveWithLU(rewriter, loc, forSolve.lu, forSolve.pivots, rhs, batch,
-                      *left, /*adjoint=*/true);
-      if (failed(x))
-        return fail(op, rewriter, "B does not broadcast");
-      results.push_back(*x);
-      results.push_back(lu->lu);
-      results.push_back(lu->pivots);
-    }
-    results.push_back(lu->info);
-    SmallVector<Value> outs;
-    for (auto [v, t] : llvm::zip(results, *types)) {
-      FailureOr<Value> out = fromBatched(rewriter, loc, v, t);
-      if (failed(out))
-        return fail(op, rewriter, "result shapes do not match");
-      outs.push_back(*out);
-    }
-    rewriter.replaceOp(op, outs);
-    return success();
-  }
-};
-
-/// _linalg_det(A) -> (det, LU, pivots) and _linalg_slogdet(A) -> (sign,
-/// logabsdet, LU, pivots) (IsSlog).
-template <bool IsSlog>
-class ConvertDet : public NamedTorchPattern {
-public:
-  ConvertDet(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, IsSlog ? "torch.aten._linalg_slogdet"
-                                     : "torch.aten._linalg_det",
-                          ctx) {}
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto types = checkTypes(getResultTypes(op), operands[0], 0);
-    if (failed(types))
-      return fail(op, rewriter, "needs static f32/f64 matrices");
-    auto aType = cast<RankedTensorType>(operands[0].getType());
-    int64_t n = aType.getDimSize(aType.getRank() - 1);
-    if (aType.getDimSize(aType.getRank() - 2) != n)
-      return fail(op, rewriter, "needs square matrices");
-    // det of a 0x0 matrix is 1 (sign 1, log|det| 0).
-    if (isEmptyCase(*types, operands[0]))
-      return replaceEmptyCase(
-          op, rewriter, *types,
-          IsSlog ? ArrayRef<std::optional<double>>{1.0, 0.0}
-                 : ArrayRef<std::optional<double>>{1.0});
-    Location loc = op->getLoc();
-    ArrayRef<int64_t> batch = aType.getShape().drop_back(2);
-    // Of A^T, as eager for a contiguous real A (det(A^T) = det(A)); the
-    // backward solves with these LU and pivots accordingly.
-    FailureOr<LUResult> lu = factorBatched(rewriter, loc, operands[0], batch,
-                                           /*transposed=*/true);
-    if (failed(lu))
-      return fail(op, rewriter, "cannot collapse the batch dims");
-    auto luType = cast<RankedTensorType>(lu->lu.getType());
-    int64_t count = luType.getDimSize(0);
-    Type elemType = aType.getElementType();
-    auto vecType = RankedTensorType::get({count}, elemType);
-    // Per matrix: the product of U's diagonal (or its sign and the sum of
-    // log|u_kk|), with -1 per row swap.
-    Value c0 = indexConst(rewriter, loc, 0);
-    SmallVector<Value> inits = {createZeroTensor(rewriter, loc, vecType)};
-    if (IsSlog)
-      inits.push_back(createZeroTensor(rewriter, loc, vecType));
-    SmallVector<Value> vecs = createLoop(
-        rewriter, loc, c0, indexConst(rewriter, loc, count), inits,
-        [&](OpBuilder &b1, Location l1, Value bi, ValueRange s1) {
-          Value one = createScalarConstant(b1, l1, elemType, 1);
-          Value zero = createScalarConstant(b1, l1, elemType, 0);
-          SmallVector<Value> acc = createLoop(
-              b1, l1, c0, indexConst(b1, l1, n), ValueRange{one, zero},
-              [&](OpBuilder &b2, Location l2, Value k,
-                  ValueRange s2) -> SmallVector<Value> {
-                Value d = tensor::ExtractOp::create(b2, l2, lu->lu,
-                                                    ValueRange{bi, k, k});
-                Value piv = tensor::ExtractOp::create(b2, l2, lu->pivots,
-                                                      ValueRange{bi, k});
-                Value swapped = arith::CmpIOp::create(
-                    b2, l2, arith::CmpIPredicate::ne,
-                    arith::IndexCastOp::create(b2, l2, b2.getIndexType(), piv),
-                    arith::AddIOp::create(b2, l2, k,
-                                          indexConst(b2, l2, 1)));
-                Value factor = d;
-                if (IsSlog) {
-                  // sign(d): -1, 0, 1 (NaN stays NaN through the product).
-                  Value pos = arith::CmpFOp::create(
-                      b2, l2, arith::CmpFPredicate::OGT, d, zero);
-                  Value neg = arith::CmpFOp::create(
-                      b2, l2, arith::CmpFPredicate::OLT, d, zero);
-                  Value nan = arith::CmpFOp::create(
-                      b2, l2, arith::CmpFPredicate::UNO, d, d);
-                  factor = arith::SelectOp::create(
-                      b2, l2, pos, one,
-                      arith::SelectOp::create(
-                          b2, l2, neg, createScalarConstant(b2, l2, elemType, -1),
-                          arith::SelectOp::create(b2, l2, nan, d, zero)));
-                }
-                factor = arith::SelectOp::create(
-                    b2, l2, swapped,
-                    arith::NegFOp::create(b2, l2, factor), factor);
-                Value prod = arith::MulFOp::create(b2, l2, s2[0], factor);
-                Value logSum = s2[1];
-                if (IsSlog)
-                  logSum = arith::AddFOp::create(
-                      b2, l2, logSum,
-                      math::LogOp::create(b2, l2,
-                                          math::AbsFOp::create(b2, l2, d)));
-                return {prod, logSum};
-              });
-          SmallVector<Value> next = {
-              tensor::InsertOp::create(b1, l1, acc[0], s1[0], ValueRange{bi})};
-          if (IsSlog)
-            next.push_back(tensor::InsertOp::create(b1, l1, acc[1], s1[1],
-                                                    ValueRange{bi}));
-          return next;
-        });
-    SmallVector<Value> results(vecs);
-    results.push_back(lu->lu);
-    results.push_back(lu->pivots);
-    SmallVector<Value> outs;
-    for (auto [v, t] : llvm::zip(results, *types)) {
-      FailureOr<Value> out = fromBatched(rewriter, loc, v, t);
-      if (failed(out))
-        return fail(op, rewriter, "result shapes do not match");
-      outs.push_back(*out);
-    }
-    rewriter.replaceOp(op, outs);
-    return success();
-  }
-};
-
 } // namespace
 
 void populateLUFactorizationPatterns(TorchTypeConverter &typeConverter,
                                      RewritePatternSet &patterns) {
   patterns.add<ConvertLUFactorEx, ConvertLUUnpack<false>, ConvertLUUnpack<true>,
-               ConvertLUSolve, ConvertInvSolve<false>, ConvertInvSolve<true>,
-               ConvertDet<false>, ConvertDet<true>>(typeConverter,
-                                                    patterns.getContext());
+               ConvertLUSolve>(typeConverter, patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg

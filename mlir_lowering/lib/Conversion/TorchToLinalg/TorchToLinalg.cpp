@@ -145,6 +145,7 @@ struct ConvertTorchToLinalgPass
     populateTriangularPatterns(typeConverter, patterns);
     populateDenseLinearAlgebraPatterns(typeConverter, patterns);
     populateLUFactorizationPatterns(typeConverter, patterns);
+    populateLUSolverPatterns(typeConverter, patterns);
     populateSortingPatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 
