@@ -79,7 +79,7 @@ using OutputShapesFn =
 
 // RegisterAtenOpKernel for an op without a Meta kernel whose result shapes
 // `shapes` computes (linalg_solve_triangular: batch dims broadcast).
-void RegisterAtenOpKernel(const std::string& name, OutputShapesFn shapes);
+void RegisterAtenOpKernelWithShapes(const std::string& name, OutputShapesFn shapes);
 
 }  // namespace backend
 }  // namespace ltc_mlir

@@ -41,7 +41,7 @@ void RegisterDenseLinalgKernels() {
   RegisterAtenOpKernel("_cholesky_solve_helper", "self");
   RegisterAtenOpKernel("cholesky_inverse", "self");
   RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
-  RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
+  RegisterAtenOpKernelWithShapes("linalg_solve_triangular", SolveTriangularShape);
 }
 
 }  // namespace backend
