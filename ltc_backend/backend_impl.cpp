@@ -315,6 +315,7 @@ void InitBackend() {
     for (const char* op : {"smooth_l1_loss_backward", "huber_loss_backward",
                            "binary_cross_entropy_backward"})
       RegisterAtenOpKernel(op, "self");
+    RegisterDenseLinalgKernels();
     RegisterOneHotKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();

@@ -316,5 +316,6 @@ void RegisterAtenOpKernel(const std::string& name, const std::string& result_lik
   lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
 }
 
+
 }  // namespace backend
 }  // namespace ltc_mlir

@@ -41,6 +41,10 @@ void RegisterZeroDimKernels();
 // reversed (wrong values, or "setStorage: ... out of bounds").
 void RegisterResizeKernel();
 
+// Dense linear algebra (solve_triangular, Cholesky, LU and their users)
+// as AtenOpNodes (dense_linalg_kernels.cpp): no Lazy kernel in torch 1.13.
+void RegisterDenseLinalgKernels();
+
 // one_hot with an explicit num_classes as one lazy node (one_hot_kernel.cpp):
 // the decomposition synced the graph twice (.item()) and scattered eagerly.
 void RegisterOneHotKernel();

@@ -7,6 +7,7 @@
 #include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "DenseLinearAlgebraPatterns.h"
 #include "PointwiseLoss.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchDialect.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
@@ -142,6 +143,9 @@ struct ConvertTorchToLinalgPass
     populateScatterPatterns(typeConverter, patterns);
     populateMatrixVectorPatterns(typeConverter, patterns);
     populateTriangularPatterns(typeConverter, patterns);
+    populateDenseLinearAlgebraPatterns(typeConverter, patterns);
+    populateLUFactorizationPatterns(typeConverter, patterns);
+    populateLUSolverPatterns(typeConverter, patterns);
     populateSortingPatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 

@@ -1,0 +1,50 @@
+// Dense linear algebra kept in the lazy graph (TorchToLinalg
+// DenseLinearAlgebra.cpp and LUFactorization.cpp lower them): none has a
+// Lazy kernel in torch 1.13. The composites (linalg.cholesky, inv, solve,
+// det, slogdet, lu_factor, cholesky_solve) decompose into these at the
+// AutogradLazy key, and their backward formulas into these and matmuls.
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/ivalue.h>
+#include <torch/csrc/lazy/core/shape.h>
+
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// linalg_solve_triangular(A, B, ...): torch 1.13 has no Meta kernel. The
+// result has B's matrix dims and the broadcast batch dims of A and B.
+std::vector<torch::lazy::Shape> SolveTriangularShape(const c10::OperatorHandle& op,
+                                                     const torch::jit::Stack& stack) {
+  const size_t n = op.schema().arguments().size();
+  const at::Tensor& a = stack[stack.size() - n].toTensor();
+  const at::Tensor& b = stack[stack.size() - n + 1].toTensor();
+  TORCH_CHECK(a.dim() >= 2 && b.dim() >= 2,
+              "linalg.solve_triangular: The input tensor A and B must have at least 2 "
+              "dimensions.");
+  std::vector<int64_t> shape = at::infer_size(a.sizes().slice(0, a.dim() - 2),
+                                              b.sizes().slice(0, b.dim() - 2));
+  shape.push_back(b.size(-2));
+  shape.push_back(b.size(-1));
+  return {torch::lazy::Shape(b.scalar_type(), shape)};
+}
+
+}  // namespace
+
+void RegisterDenseLinalgKernels() {
+  for (const char* op : {"linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack",
+                         "linalg_lu_solve", "linalg_inv_ex", "_linalg_solve_ex", "_linalg_det",
+                         "_linalg_slogdet", "triangular_solve"})
+    RegisterAtenOpKernel(op);
+  // No Meta kernel; the result is shaped like self (cholesky_solve
+  // broadcasts B and L before calling its helper).
+  RegisterAtenOpKernel("_cholesky_solve_helper", "self");
+  RegisterAtenOpKernel("cholesky_inverse", "self");
+  RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
+  RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
