@@ -309,6 +309,8 @@ void InitBackend() {
     for (const char* op : {"smooth_l1_loss_backward", "huber_loss_backward",
                            "binary_cross_entropy_backward"})
       RegisterAtenOpKernel(op, "self");
+    // median, kthvalue, mode, cummax/cummin, logcumsumexp, logsumexp, take, put.
+    RegisterSelectionKernels();
     RegisterOneHotKernel();
     RegisterFunctionalizedComposites();
     RegisterInplaceUpdateFlush();

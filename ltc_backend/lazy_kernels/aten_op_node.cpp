@@ -103,6 +103,17 @@ std::unordered_map<c10::OperatorName, size_t>& LikeArgumentTable() {
   return *table;
 }
 
+std::unordered_map<c10::OperatorName, ShapeFunction>& ShapeFunctionTable() {
+  static auto* table = new std::unordered_map<c10::OperatorName, ShapeFunction>();
+  return *table;
+}
+
+ShapeFunction ShapeFunctionOf(const c10::OperatorHandle& op) {
+  std::lock_guard<std::mutex> lock(like_argument_mutex);
+  auto it = ShapeFunctionTable().find(op.operator_name());
+  return it == ShapeFunctionTable().end() ? nullptr : it->second;
+}
+
 c10::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
   std::lock_guard<std::mutex> lock(like_argument_mutex);
   auto it = LikeArgumentTable().find(op.operator_name());
@@ -164,6 +175,7 @@ std::string AtenOpNode::ToString() const {
 std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
                                                  const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
+  if (ShapeFunction shapes = ShapeFunctionOf(op)) return shapes(&stack[stack.size() - n]);
   if (c10::optional<size_t> like = LikeArgument(op)) {
     const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
     return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
@@ -269,6 +281,18 @@ void RegisterAtenOpKernel(const std::string& name, const std::string& result_lik
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // replacing LTC's own kernel is a deliberate choice here
   lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
+}
+
+void RegisterAtenOpKernel(const std::string& name, ShapeFunction shapes) {
+  size_t dot = name.find('.');
+  c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
+      ("aten::" + name.substr(0, dot)).c_str(),
+      dot == std::string::npos ? "" : name.substr(dot + 1).c_str());
+  {
+    std::lock_guard<std::mutex> lock(like_argument_mutex);
+    ShapeFunctionTable()[op.operator_name()] = shapes;
+  }
+  RegisterAtenOpKernel(name);
 }
 
 }  // namespace backend

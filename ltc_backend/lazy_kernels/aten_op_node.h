@@ -71,5 +71,19 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 // ltc_mlir._C._register_aten_op_kernel(name).
 void RegisterAtenOpKernel(const std::string& name, const std::string& result_like = "");
 
+// Output shapes and dtypes from the op's arguments (args[i] is schema
+// argument i, tensors on any device), for ops with no Meta kernel whose
+// results are not shaped like one argument (median.dim: values and int64
+// indices of the reduced shape). May throw eager's error for bad arguments.
+using ShapeFunction = std::vector<torch::lazy::Shape> (*)(const c10::IValue* args);
+
+// RegisterAtenOpKernel, with the output shapes given by `shapes`.
+void RegisterAtenOpKernel(const std::string& name, ShapeFunction shapes);
+
+// selection_kernels.cpp: median, nanmedian, kthvalue, mode, cummax, cummin,
+// logcumsumexp, logsumexp, take and put kept in the graph (TorchToLinalg
+// Selection.cpp, CumulativeOps.cpp and Gather.cpp lower them).
+void RegisterSelectionKernels();
+
 }  // namespace backend
 }  // namespace ltc_mlir
