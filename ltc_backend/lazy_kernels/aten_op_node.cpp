@@ -283,7 +283,7 @@ void RegisterAtenOpKernel(const std::string& name, const std::string& result_lik
   lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunction<&CallAtenOpLazily>());
 }
 
-void RegisterAtenOpKernel(const std::string& name, ShapeFunction shapes) {
+void RegisterAtenOpKernelWithShapes(const std::string& name, ShapeFunction shapes) {
   size_t dot = name.find('.');
   c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(
       ("aten::" + name.substr(0, dot)).c_str(),

@@ -77,8 +77,9 @@ void RegisterAtenOpKernel(const std::string& name, const std::string& result_lik
 // indices of the reduced shape). May throw eager's error for bad arguments.
 using ShapeFunction = std::vector<torch::lazy::Shape> (*)(const c10::IValue* args);
 
-// RegisterAtenOpKernel, with the output shapes given by `shapes`.
-void RegisterAtenOpKernel(const std::string& name, ShapeFunction shapes);
+// RegisterAtenOpKernel, with the output shapes given by `shapes` (another name:
+// Python binds &RegisterAtenOpKernel).
+void RegisterAtenOpKernelWithShapes(const std::string& name, ShapeFunction shapes);
 
 // selection_kernels.cpp: median, nanmedian, kthvalue, mode, cummax, cummin,
 // logcumsumexp, logsumexp, take and put kept in the graph (TorchToLinalg

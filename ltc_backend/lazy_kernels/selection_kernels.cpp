@@ -132,18 +132,18 @@ std::vector<Shape> PutShape(const c10::IValue* args) {
 }  // namespace
 
 void RegisterSelectionKernels() {
-  RegisterAtenOpKernel("median", &AllReduceShape);
-  RegisterAtenOpKernel("nanmedian", &AllReduceShape);
-  RegisterAtenOpKernel("median.dim", &DimReduceShapes);
-  RegisterAtenOpKernel("nanmedian.dim", &DimReduceShapes);
-  RegisterAtenOpKernel("mode", &DimReduceShapes);
-  RegisterAtenOpKernel("kthvalue", &KthvalueShapes);
-  RegisterAtenOpKernel("cummax", &ScanShapes);
-  RegisterAtenOpKernel("cummin", &ScanShapes);
-  RegisterAtenOpKernel("logcumsumexp", &LogcumsumexpShape);
-  RegisterAtenOpKernel("logsumexp", &LogsumexpShape);
-  RegisterAtenOpKernel("take", &TakeShape);
-  RegisterAtenOpKernel("put", &PutShape);
+  RegisterAtenOpKernelWithShapes("median", &AllReduceShape);
+  RegisterAtenOpKernelWithShapes("nanmedian", &AllReduceShape);
+  RegisterAtenOpKernelWithShapes("median.dim", &DimReduceShapes);
+  RegisterAtenOpKernelWithShapes("nanmedian.dim", &DimReduceShapes);
+  RegisterAtenOpKernelWithShapes("mode", &DimReduceShapes);
+  RegisterAtenOpKernelWithShapes("kthvalue", &KthvalueShapes);
+  RegisterAtenOpKernelWithShapes("cummax", &ScanShapes);
+  RegisterAtenOpKernelWithShapes("cummin", &ScanShapes);
+  RegisterAtenOpKernelWithShapes("logcumsumexp", &LogcumsumexpShape);
+  RegisterAtenOpKernelWithShapes("logsumexp", &LogsumexpShape);
+  RegisterAtenOpKernelWithShapes("take", &TakeShape);
+  RegisterAtenOpKernelWithShapes("put", &PutShape);
 }
 
 }  // namespace backend
