@@ -70,6 +70,8 @@ CASES = [
      ["aten::nanmedian"]),
     ("median_int", lambda x: (x.median(1), x.median()), [torch.randperm(24, generator=g).view(4, 6)],
      (), ["aten::median"]),
+    ("nanmedian_int", lambda x: (x.nanmedian(1), x.nanmedian()),
+     [torch.randperm(20, generator=g).view(4, 5)], (), ["aten::nanmedian"]),
     ("kthvalue", lambda x: x.kthvalue(3, 1), [rnd(4, 6)], (0,), ["aten::kthvalue"]),
     ("kthvalue_dim0_keepdim", lambda x: x.kthvalue(1, 0, keepdim=True), [rnd(5, 3)], (0,),
      ["aten::kthvalue"]),
@@ -97,6 +99,8 @@ CASES = [
      [torch.tensor([[-INF, INF, 1.0], [-INF, 2.0, NAN]])], (), ["aten::logsumexp"]),
     ("logsumexp_int", lambda x: x.logsumexp(1), [ints(3, 5)], (), ["aten::logsumexp"]),
     ("take", lambda x, i: x.take(i), [rnd(4, 5), torch.tensor([[0, 19, -1], [7, 7, -20]])], (0,),
+     ["aten::take", "aten::put"]),
+    ("take_0d", lambda x, i: x.take(i), [torch.tensor(3.0), torch.tensor(-1)], (0,),
      ["aten::take", "aten::put"]),
     ("put", lambda x, i, s: x.put(i, s), [rnd(3, 4), torch.tensor([1, -2, 5]), rnd(3)],
      (0, 2), ["aten::put"]),
@@ -136,6 +140,20 @@ def test_ties_pick_an_equal_element(name, fn):
     dim = 0 if name == "median_dim0" else 1
     picked = x.gather(dim, li.unsqueeze(dim)).squeeze(dim)
     assert_close([ev], [picked], rtol=0, atol=0, equal_nan=True)
+    assert_all_native()
+
+
+INT_TIE_CASES = [c for c in TIE_CASES if not c[0].startswith("nan")]
+
+
+@pytest.mark.parametrize("name,fn", INT_TIE_CASES, ids=[c[0] for c in INT_TIE_CASES])
+def test_int_ties_pick_an_equal_element(name, fn):
+    x = TIES.long()
+    ev, ei = fn(x)
+    lv, li = (t.cpu() for t in fn(x.to("lazy")))
+    assert_close([ev], [lv], rtol=0, atol=0)
+    dim = 0 if name == "median_dim0" else 1
+    assert torch.equal(x.gather(dim, li.unsqueeze(dim)).squeeze(dim), ev)
     assert_all_native()
 
 

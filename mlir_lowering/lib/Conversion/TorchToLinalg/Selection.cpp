@@ -221,8 +221,6 @@ public:
     if (elemType.isF16() || (isBool && kind != SelectKind::Mode))
       return fail(op, rewriter,
                   "f16 and bool inputs are left to the eager kernel");
-    if (kind == SelectKind::NanMedian && !isa<FloatType>(elemType))
-      return fail(op, rewriter, "nanmedian of an integer tensor");
     bool isUnsigned = isUnsignedDtype(dtype) || isBool;
     Location loc = op->getLoc();
 
