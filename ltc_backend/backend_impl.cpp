@@ -316,6 +316,8 @@ void InitBackend() {
                            "binary_cross_entropy_backward"})
       RegisterAtenOpKernel(op, "self");
     RegisterDenseLinalgKernels();
+    // median, kthvalue, mode, cummax/cummin, logcumsumexp, logsumexp, take, put.
+    RegisterSelectionKernels();
     RegisterOneHotKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();

@@ -44,6 +44,9 @@ void RegisterResizeKernel();
 // Dense linear algebra (solve_triangular, Cholesky, LU and their users)
 // as AtenOpNodes (dense_linalg_kernels.cpp): no Lazy kernel in torch 1.13.
 void RegisterDenseLinalgKernels();
+// median, kthvalue, mode, cummax/cummin, logcumsumexp, logsumexp, take and put
+// kept in the graph (TorchToLinalg Selection.cpp, CumulativeOps.cpp, Gather.cpp).
+void RegisterSelectionKernels();
 
 // one_hot with an explicit num_classes as one lazy node (one_hot_kernel.cpp):
 // the decomposition synced the graph twice (.item()) and scattered eagerly.

@@ -164,15 +164,24 @@ public:
                          std::to_string(n) + ", " + std::to_string(n) +
                          ") for a tensor of " + std::to_string(n) +
                          " elements. Check the indices passed to take.");
-    int64_t rank = type.getRank();
+    // A 0-d take runs as a 1-element one (the vectorizer turns a 0-d
+    // generic's tensor.extract into an invalid 0-d vector.gather).
+    RankedTensorType loopType = type;
+    if (type.getRank() == 0) {
+      loopType = RankedTensorType::get({1}, type.getElementType());
+      index = *createReshape(
+          rewriter, loc, index,
+          RankedTensorType::get({1}, indexType.getElementType()));
+    }
+    int64_t rank = loopType.getRank();
     SmallVector<AffineMap> maps(2, rewriter.getMultiDimIdentityMap(rank));
     SmallVector<utils::IteratorType> iterators(rank,
                                                utils::IteratorType::parallel);
     Value source = *flat;
     Value result =
         linalg::GenericOp::create(
-            rewriter, loc, TypeRange{type}, ValueRange{index},
-            ValueRange{createEmptyTensor(rewriter, loc, type)}, maps, iterators,
+            rewriter, loc, TypeRange{loopType}, ValueRange{index},
+            ValueRange{createEmptyTensor(rewriter, loc, loopType)}, maps, iterators,
             [&](OpBuilder &b, Location l, ValueRange args) {
               Value i = castScalar(b, l, args[0], i64);
               Value negative = arith::CmpIOp::create(
@@ -189,8 +198,8 @@ public:
                   b, l, tensor::ExtractOp::create(b, l, source, at).getResult());
             })
             .getResult(0);
-    rewriter.replaceOp(op, result);
-    return success();
+    return replaceOrFail(op, rewriter, createReshape(rewriter, loc, result, type),
+                         "cannot reshape the result");
   }
 };
 

@@ -13,17 +13,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Sorting.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 using namespace mlir;
 
 namespace ltc_mlir::torch_to_linalg {
-namespace {
 
-/// The most comparisons a sort may emit (n * n per line).
-constexpr int64_t kMaxSortWork = int64_t(1) << 26;
-
-/// i1: a comes strictly before b in the sort order.
 Value createBefore(OpBuilder &b, Location loc, Value a, Value c,
                    bool descending, bool isUnsigned) {
   if (isa<FloatType>(a.getType())) {
@@ -51,7 +47,6 @@ Value createBefore(OpBuilder &b, Location loc, Value a, Value c,
   return arith::CmpIOp::create(b, loc, p, a, c);
 }
 
-/// i1: a and c tie (equal, or both NaN).
 Value createTie(OpBuilder &b, Location loc, Value a, Value c) {
   if (isa<FloatType>(a.getType())) {
     Value eq = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, a, c);
@@ -63,6 +58,49 @@ Value createTie(OpBuilder &b, Location loc, Value a, Value c) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, c);
 }
 
+Value createStableRanks(OpBuilder &rewriter, Location loc, Value self,
+                        int64_t dim, bool descending, bool isUnsigned) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  int64_t rank = selfType.getRank();
+  Type i64 = rewriter.getI64Type();
+  MLIRContext *ctx = rewriter.getContext();
+  SmallVector<AffineExpr> own, atJ;
+  for (int64_t d = 0; d < rank; ++d) {
+    own.push_back(getAffineDimExpr(d, ctx));
+    atJ.push_back(getAffineDimExpr(d == dim ? rank : d, ctx));
+  }
+  AffineMap ownMap = AffineMap::get(rank + 1, 0, own, ctx);
+  AffineMap jMap = AffineMap::get(rank + 1, 0, atJ, ctx);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  iterators.push_back(utils::IteratorType::reduction);
+  auto ranksType = RankedTensorType::get(selfType.getShape(), i64);
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{ranksType}, ValueRange{self, self},
+             ValueRange{createZeroTensor(rewriter, loc, ranksType)},
+             {ownMap, jMap, ownMap}, iterators,
+             [&](OpBuilder &b, Location l, ValueRange args) {
+               Value xi = args[0], xj = args[1];
+               Value i = linalg::IndexOp::create(b, l, dim);
+               Value j = linalg::IndexOp::create(b, l, rank);
+               Value jFirst = arith::CmpIOp::create(
+                   b, l, arith::CmpIPredicate::ult, j, i);
+               Value before = arith::OrIOp::create(
+                   b, l, createBefore(b, l, xj, xi, descending, isUnsigned),
+                   arith::AndIOp::create(b, l, createTie(b, l, xj, xi),
+                                         jFirst));
+               Value add = arith::ExtUIOp::create(b, l, i64, before);
+               linalg::YieldOp::create(
+                   b, l, arith::AddIOp::create(b, l, args[2], add).getResult());
+             })
+      .getResult(0);
+}
+
+namespace {
+
+/// The most comparisons a sort may emit (n * n per line).
+constexpr int64_t kMaxSortWork = int64_t(1) << 26;
+
 /// (values, indices) of the first `count` positions along `dim` of `self`
 /// sorted (ascending or descending, stable), by the two rank generics.
 std::pair<Value, Value> createRankSort(OpBuilder &rewriter, Location loc,
@@ -72,7 +110,6 @@ std::pair<Value, Value> createRankSort(OpBuilder &rewriter, Location loc,
   int64_t rank = selfType.getRank();
   Type i64 = rewriter.getI64Type();
   MLIRContext *ctx = rewriter.getContext();
-  // Loops: self's dims (or the result's), then j.
   unsigned loops = rank + 1;
   SmallVector<AffineExpr> own, atJ;
   for (int64_t d = 0; d < rank; ++d) {
@@ -84,27 +121,8 @@ std::pair<Value, Value> createRankSort(OpBuilder &rewriter, Location loc,
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
   iterators.push_back(utils::IteratorType::reduction);
-
-  auto ranksType = RankedTensorType::get(selfType.getShape(), i64);
   Value ranks =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{ranksType}, ValueRange{self, self},
-          ValueRange{createZeroTensor(rewriter, loc, ranksType)},
-          {ownMap, jMap, ownMap}, iterators,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value xi = args[0], xj = args[1];
-            Value i = linalg::IndexOp::create(b, l, dim);
-            Value j = linalg::IndexOp::create(b, l, rank);
-            Value jFirst =
-                arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, j, i);
-            Value before = arith::OrIOp::create(
-                b, l, createBefore(b, l, xj, xi, descending, isUnsigned),
-                arith::AndIOp::create(b, l, createTie(b, l, xj, xi), jFirst));
-            Value add = arith::ExtUIOp::create(b, l, i64, before);
-            linalg::YieldOp::create(
-                b, l, arith::AddIOp::create(b, l, args[2], add).getResult());
-          })
-          .getResult(0);
+      createStableRanks(rewriter, loc, self, dim, descending, isUnsigned);
 
   SmallVector<int64_t> shape(selfType.getShape());
   shape[dim] = count;
@@ -248,6 +266,8 @@ void populateSortingPatterns(TorchTypeConverter &typeConverter,
   patterns.add<ConvertSortOp<torch::AtenSortOp>,
                ConvertSortOp<torch::AtenSortStableOp>, ConvertTopkOp>(typeConverter,
                                                        patterns.getContext());
+  populateSelectionPatterns(typeConverter, patterns);
+  populateCumulativePatterns(typeConverter, patterns);
 }
 
 } // namespace ltc_mlir::torch_to_linalg
