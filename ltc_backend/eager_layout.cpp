@@ -42,25 +42,6 @@ std::string MemoryFormatOf(const torch::lazy::Node* node) {
   return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
-// The integers after `key` in an LTC node's description: "dims=2 0 1",
-// "dim0=0, dim1=2".
-std::vector<int64_t> IntsAfter(const std::string& text, const std::string& key) {
-  std::vector<int64_t> out;
-  size_t at = text.find(key);
-  if (at == std::string::npos) return out;
-  at += key.size();
-  while (at < text.size()) {
-    char* end = nullptr;
-    long long v = std::strtoll(text.c_str() + at, &end, 10);
-    if (end == text.c_str() + at) break;
-    out.push_back(v);
-    at = end - text.c_str();
-    if (at >= text.size() || text[at] != ' ') break;
-    ++at;
-  }
-  return out;
-}
-
 // Ops eager runs through TensorIterator, whose output takes the layout of
 // its inputs (x.t().neg() is stored like x).
 bool IsElementwise(const std::string& op) {
@@ -158,35 +139,10 @@ std::vector<int64_t> FromNode(const torch::lazy::Node* node, at::IntArrayRef siz
     if (static_cast<int64_t>(in.size()) != rank) return RowMajor(sizes);
     return DenseIn(IteratorOrder(sizes, {in}), sizes);
   }
-  // Views eager keeps as views: their strides are the operand's, moved.
-  if (op == "aten::permute_copy" || op == "aten::transpose_copy" || op == "aten::t_copy") {
-    std::vector<int64_t> in = OperandStrides(node, 0, budget);
-    if (static_cast<int64_t>(in.size()) != rank) return RowMajor(sizes);
-    std::vector<int64_t> dims(rank);
-    std::iota(dims.begin(), dims.end(), 0);
-    std::string text = node->ToString();
-    if (op == "aten::permute_copy") {
-      dims = IntsAfter(text, "dims=");
-    } else if (rank == 2) {
-      std::swap(dims[0], dims[1]);
-      if (op == "aten::transpose_copy") {
-        std::vector<int64_t> d0 = IntsAfter(text, "dim0="), d1 = IntsAfter(text, "dim1=");
-        if (d0.size() == 1 && d1.size() == 1 && (d0[0] + rank) % rank == (d1[0] + rank) % rank)
-          std::swap(dims[0], dims[1]);  // transpose(i, i)
-      }
-    } else if (op == "aten::transpose_copy") {
-      std::vector<int64_t> d0 = IntsAfter(text, "dim0="), d1 = IntsAfter(text, "dim1=");
-      if (d0.size() != 1 || d1.size() != 1) return RowMajor(sizes);
-      std::swap(dims[(d0[0] + rank) % rank], dims[(d1[0] + rank) % rank]);
-    }
-    if (static_cast<int64_t>(dims.size()) != rank) return RowMajor(sizes);
-    std::vector<int64_t> out(rank);
-    for (int64_t i = 0; i < rank; ++i) {
-      int64_t d = (dims[i] + rank) % rank;
-      out[i] = in[d];
-    }
-    return out;
-  }
+  // A view node here is a materialized tensor (views themselves are placed
+  // on their base, EagerStridesOfAny): x.t().contiguous() is the same node
+  // as x.t(), so the view's layout cannot be followed into an elementwise
+  // op either (x.t() * 1 vs x.t().contiguous() * 1): taken as row-major.
   if (IsElementwise(op)) {
     // Operands of the result's rank decide (0-dim scalars and lower-rank
     // broadcast operands do not, as their broadcast strides are 0); a
