@@ -205,9 +205,10 @@ class LiveCodeIndex {
 };
 
 // Debugging: says on stderr why this graph compiles, and counts why.
-void ExplainToUser(const MlirComputation& comp) {
+// `outcome` says what became of it when that was not a compile.
+void ExplainToUser(const MlirComputation& comp, const std::string& outcome = "") {
   CompileExplanation why = ExplainCompile(comp.name, comp.trace_summary);
-  std::string line = comp.name + ": " + why.message;
+  std::string line = comp.name + ": " + why.message + outcome;
   Metrics::RecordCompileExplanation(why.category, line);
   std::cerr << "ltc_mlir: compiling " << comp.trace_summary->ops.size() << " ops, "
             << comp.trace_summary->inputs.size() << " inputs as " << line << std::endl;
@@ -334,13 +335,20 @@ void CompileComputation(MlirComputation& comp) {
   comp.rng_seed_input = emitted.rng_seed_input;
   comp.input_order = emitted.input_order;
   comp.name = GraphName(emitted.text);
-  if (comp.trace_summary) ExplainToUser(comp);
   if (!emitted.unsupported_ops.empty()) {
+    if (comp.trace_summary) ExplainToUser(comp);
     if (TryPartition(comp, emitted.unsupported_ops, Join(emitted.reasons, "; "))) return;
     return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);
   }
 
   NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms, /*allow_defer=*/true);
+  if (comp.trace_summary) {
+    ExplainToUser(comp, code.deferred ? " [not compiled yet: a new shape of a graph compiled in "
+                                        "enough shapes, run by the fallback until it recurs]"
+                        : code.reused    ? " [shares the code of an identical graph]"
+                        : code.from_disk ? " [loaded from the compile cache]"
+                                         : "");
+  }
   if (code.deferred) {
     // Runs through the fallback until it recurs (ExecuteComputation).
     comp.deferred_module = emitted.text;

@@ -105,3 +105,15 @@ def test_bad_environment_variable_is_reported_at_init():
     with pytest.raises(AssertionError, match="ValueError: LTC_MLIR_SHAPE_VARIANTS must be a "
                        "non-negative integer, got 'many'"):
         run_isolated("emit(1)", env={"LTC_MLIR_SHAPE_VARIANTS": "many"})
+
+
+def test_debug_mode_says_a_new_shape_waits(limit_two):
+    ltc_mlir.set_debug(True)
+    try:
+        train([16, 16, 8, 6], hidden=35)
+    finally:
+        ltc_mlir.set_debug(False)
+    m = ltc_mlir.metrics()
+    assert m["deferred_graphs"] == 1, m
+    (last,) = [e for e in m["compile_explanations"] if "not compiled yet" in e]
+    assert "is Float[6, 20], where graph_" in last and "had Float[8, 20]" in last, last
