@@ -18,8 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -228,7 +227,6 @@ private:
   bool runPipeline(StringRef name,
                    llvm::function_ref<LogicalResult(OpPassManager &)> build);
   bool jit(CompiledFunction &function);
-  void keepObject(ExecutionEngine &engine);
   // Adds the time since the last mark to stage `name` of the result.
   void markStage(const char *name) {
     auto now = std::chrono::steady_clock::now();
@@ -352,120 +350,38 @@ bool Compilation::runPipeline(
 }
 
 bool Compilation::jit(CompiledFunction &function) {
-  unsigned optLevel = std::min(options.optLevel, 3u);
-  // makeOptimizingTransformer errors would hit cantFail inside
-  // ExecutionEngine::create: report them ourselves instead.
-  auto optimizer = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
-                                             /*targetMachine=*/nullptr);
-  bool wide = getHostVectorBits() >= 512;
-  std::string transformError;
-  // External symbols (OpenMP runtime calls appear only in LLVM IR, libm,
-  // microkernels) go through the caller's resolver first, then the process.
-  llvm::StringMap<void *> externals;
-  std::vector<std::string> unresolved;
-  auto resolveExternals = [&](llvm::Module &llvmModule) {
-    auto resolve = [&](StringRef name) {
-      void *address =
-          options.symbolResolver ? options.symbolResolver(name.str()) : nullptr;
-      if (!address)
-        address = defaultSymbol(name);
-      if (address)
-        externals[name] = address;
-      else if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))
-        unresolved.push_back(name.str());
-    };
-    for (llvm::Function &f : llvmModule)
-      if (f.isDeclaration() && !f.isIntrinsic() && !f.use_empty())
-        resolve(f.getName());
-    for (llvm::GlobalVariable &g : llvmModule.globals())
-      if (g.isDeclaration())
-        resolve(g.getName());
-    // Library calls the code generator may add after this point (f16/bf16
-    // conversions on CPUs without F16C or AVX512-BF16): offered when the
-    // resolver has them, never reported missing.
-    if (options.symbolResolver)
-      for (const char *name : {"__extendhfsf2", "__truncsfhf2", "__truncdfhf2",
-                               "__truncsfbf2", "__truncdfbf2"})
-        if (!externals.count(name))
-          if (void *address = options.symbolResolver(name))
-            externals[name] = address;
-  };
-  std::string features = detail::jitTargetFeatures(options.targetFeatures);
-  std::function<llvm::Error(llvm::Module *)> transformer =
-      [&](llvm::Module *llvmModule) {
-        for (llvm::Function &f : *llvmModule) {
-          if (f.isDeclaration())
-            continue;
-          // Our tiles assume full-width registers; skylake-style tuning
-          // would otherwise split 512-bit vectors in two.
-          if (wide)
-            f.addFnAttr("prefer-vector-width", "512");
-          f.addFnAttr("target-features", features);
-        }
-        if (llvm::Error err = optimizer(llvmModule))
-          transformError = llvm::toString(std::move(err));
-        // After optimization: calls may have been folded away (or added).
-        resolveExternals(*llvmModule);
-        return llvm::Error::success();
-      };
+  detail::CodegenOptions codegen;
+  codegen.optLevel = std::min(options.optLevel, 3u);
+  codegen.features = detail::jitTargetFeatures(options.targetFeatures);
+  codegen.wideVectors = getHostVectorBits() >= 512;
+  codegen.noInlinePrefixes = {kOutlinedNestPrefix};
+  detail::initializeNativeTargetOnce();
 
-  ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel =
-      static_cast<llvm::CodeGenOptLevel>(optLevel);
-  engineOptions.enablePerfNotificationListener = false;
-  engineOptions.enableObjectDump = options.keepObject;
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "ltc_mlir_graph");
+  if (!llvmModule)
+    return fail("the translation to LLVM IR failed");
+  std::string error;
+  if (!detail::addPackedEntry(*llvmModule, "_mlir_ciface_forward", error))
+    return fail("JIT compilation failed: " + error);
+  detail::addFunctionAttributes(*llvmModule, codegen);
+  std::vector<std::string> objects;
+  if (!detail::compileToObjects(std::move(llvmModule), codegen, objects, error))
+    return fail("JIT compilation failed: " + error);
 
-  auto engineOrError = ExecutionEngine::create(*module, engineOptions);
-  if (!engineOrError)
-    return fail("JIT compilation failed: " +
-                llvm::toString(engineOrError.takeError()));
-  if (!transformError.empty())
-    return fail("LLVM optimization failed: " + transformError);
-  // Checked before the first lookup: an unresolved symbol would otherwise
-  // only surface as an ORC session error on stderr.
-  if (!unresolved.empty())
-    return fail("unresolved external symbols: " + llvm::join(unresolved, ", ") +
-                " (missing CompileOptions::symbolResolver?)");
-  std::shared_ptr<ExecutionEngine> engine = std::move(*engineOrError);
-  engine->registerSymbols([&](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    for (auto &entry : externals)
-      map[interner(entry.getKey())] = {
-          llvm::orc::ExecutorAddr::fromPtr(entry.getValue()),
-          llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-
-  // The packed wrapper of the C interface: entry(void **args), one pointer
-  // per argument (memref descriptors by pointer).
-  auto entry = engine->lookupPacked("_mlir_ciface_forward");
-  if (!entry)
-    return fail("JIT lookup of _mlir_ciface_forward failed: " +
-                llvm::toString(entry.takeError()));
-  function.entry = *entry;
-  function.owner = std::static_pointer_cast<void>(engine);
+  // Fresh code is linked exactly as a cached artifact is.
+  std::string packed = detail::packObjects(objects);
+  CompileResult loaded =
+      loadCompiledObject(packed, function.inputs, function.outputs,
+                         function.checkMessages, options);
+  if (!loaded.function)
+    return fail(loaded.error);
+  function.entry = loaded.function->entry;
+  function.owner = loaded.function->owner;
   if (options.keepObject)
-    keepObject(*engine);
+    result.object = std::move(packed);
   return true;
-}
-
-void Compilation::keepObject(ExecutionEngine &engine) {
-  // The engine's object cache only writes to a file: go through one.
-  SmallString<128> path;
-  int fd = -1;
-  if (llvm::sys::fs::createTemporaryFile("ltc_mlir_object", "o", fd, path)) {
-    result.objectError = "no temporary file for the object";
-    return;
-  }
-  ::close(fd);
-  engine.dumpToObjectFile(path);
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (buffer && (*buffer)->getBufferSize() > 0)
-    result.object = (*buffer)->getBuffer().str();
-  else
-    result.objectError = "the JIT kept no object code";
-  llvm::sys::fs::remove(path);
 }
 
 bool Compilation::run() {

@@ -7,9 +7,15 @@
 #ifndef LTC_MLIR_LIB_COMPILER_JITSUPPORT_H
 #define LTC_MLIR_LIB_COMPILER_JITSUPPORT_H
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "llvm/ADT/StringRef.h"
+
+namespace llvm {
+class Module;
+} // namespace llvm
 
 namespace ltc_mlir {
 namespace detail {
@@ -24,6 +30,37 @@ void *defaultSymbol(llvm::StringRef name);
 /// The target-feature string every generated function gets: the host's
 /// features, minus the BF16 instructions LLVM 22 mishandles, plus `extra`.
 std::string jitTargetFeatures(const std::string &extra);
+
+/// How generated LLVM IR becomes machine code (ParallelCodegen.cpp).
+struct CodegenOptions {
+  unsigned optLevel = 3;
+  /// jitTargetFeatures(): every function gets them.
+  std::string features;
+  /// AVX-512 host: prefer 512-bit vectors.
+  bool wideVectors = false;
+  /// Functions whose name starts with one of these are never inlined.
+  std::vector<std::string> noInlinePrefixes;
+};
+
+/// Target features, vector width and noinline attributes on every function
+/// definition of `module`.
+void addFunctionAttributes(llvm::Module &module, const CodegenOptions &options);
+
+/// Adds `_mlir_<name>(void **args)`, MLIR's packed calling convention, which
+/// calls the void function `name` with *args[i] as argument i.
+bool addPackedEntry(llvm::Module &module, llvm::StringRef name,
+                    std::string &error);
+
+/// Optimizes and compiles `module` to ELF objects: one per part on
+/// LTC_MLIR_COMPILE_THREADS (default: hardware threads) threads.
+bool compileToObjects(std::unique_ptr<llvm::Module> module,
+                      const CodegenOptions &options,
+                      std::vector<std::string> &objects, std::string &error);
+
+/// Several objects as one artifact (CompileResult::object), and back.
+std::string packObjects(const std::vector<std::string> &objects);
+bool unpackObjects(const std::string &packed, std::vector<std::string> &objects,
+                   std::string &error);
 
 } // namespace detail
 } // namespace ltc_mlir

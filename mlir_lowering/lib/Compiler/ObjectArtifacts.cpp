@@ -11,6 +11,8 @@
 #include "JitSupport.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/LLJIT.h"
@@ -102,7 +104,7 @@ const std::string &libraryIdentity() {
 } // namespace
 
 std::string compilerFingerprint(const CompileOptions &options) {
-  std::string text = "ltc_mlir-object-v1\nllvm " LLVM_VERSION_STRING "\n";
+  std::string text = "ltc_mlir-object-v2\nllvm " LLVM_VERSION_STRING "\n";
   text += "cpu " + llvm::sys::getHostCPUName().str() + "\n";
   text += "features " + detail::jitTargetFeatures(options.targetFeatures) + "\n";
   text += "opt " + std::to_string(std::min(options.optLevel, 3u)) + "\n";
@@ -123,33 +125,59 @@ CompileResult loadCompiledObject(const std::string &object,
   };
   detail::initializeNativeTargetOnce();
 
-  // The object's undefined symbols, resolved as the JIT resolved them when
-  // it was compiled: the caller's resolver, MLIR's allocation functions,
-  // then the process (libm, libc).
-  auto objectFile = llvm::object::ObjectFile::createObjectFile(
-      llvm::MemoryBufferRef(object, "ltc_mlir_object"));
-  if (!objectFile)
-    return fail(llvm::toString(objectFile.takeError()));
+  std::vector<std::string> parts;
+  std::string error;
+  if (!detail::unpackObjects(object, parts, error))
+    return fail(error);
+
+  // The objects' undefined symbols that none of them defines: the caller's
+  // resolver, MLIR's allocation functions, then the process (libm, libc).
+  llvm::StringSet<> defined, undefined;
+  for (const std::string &part : parts) {
+    auto objectFile = llvm::object::ObjectFile::createObjectFile(
+        llvm::MemoryBufferRef(part, "ltc_mlir_object"));
+    if (!objectFile)
+      return fail(llvm::toString(objectFile.takeError()));
+    for (const llvm::object::SymbolRef &symbol : (*objectFile)->symbols()) {
+      auto flags = symbol.getFlags();
+      auto name = symbol.getName();
+      if (!flags || !name) {
+        llvm::consumeError(flags.takeError());
+        llvm::consumeError(name.takeError());
+        continue;
+      }
+      if (name->empty())
+        continue;
+      if (*flags & llvm::object::SymbolRef::SF_Undefined)
+        undefined.insert(*name);
+      else
+        defined.insert(*name);
+    }
+  }
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit)
     return fail(llvm::toString(jit.takeError()));
   llvm::orc::SymbolMap externals;
-  for (const llvm::object::SymbolRef &symbol : (*objectFile)->symbols()) {
-    auto flags = symbol.getFlags();
-    auto name = symbol.getName();
-    if (!flags || !name) {
-      llvm::consumeError(flags.takeError());
-      llvm::consumeError(name.takeError());
+  std::vector<std::string> unresolved;
+  for (const auto &entry : undefined) {
+    llvm::StringRef name = entry.getKey();
+    if (defined.contains(name))
       continue;
-    }
-    if (!(*flags & llvm::object::SymbolRef::SF_Undefined) || name->empty())
-      continue;
-    void *address = options.symbolResolver ? options.symbolResolver(name->str()) : nullptr;
+    void *address = options.symbolResolver ? options.symbolResolver(name.str()) : nullptr;
     if (!address)
-      address = detail::defaultSymbol(*name);
+      address = detail::defaultSymbol(name);
     if (address)
-      externals[(*jit)->mangleAndIntern(*name)] = {
+      externals[(*jit)->mangleAndIntern(name)] = {
           llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    else if (!llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str()))
+      unresolved.push_back(name.str());
+  }
+  // Checked before linking: an unresolved symbol would otherwise only
+  // surface as an ORC session error on stderr.
+  if (!unresolved.empty()) {
+    std::sort(unresolved.begin(), unresolved.end());
+    return fail("unresolved external symbols: " + llvm::join(unresolved, ", ") +
+                " (missing CompileOptions::symbolResolver?)");
   }
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
   if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(externals))))
@@ -159,10 +187,11 @@ CompileResult loadCompiledObject(const std::string &object,
   if (!process)
     return fail(llvm::toString(process.takeError()));
   main.addGenerator(std::move(*process));
-  if (llvm::Error err = (*jit)->addObjectFile(
-          llvm::MemoryBuffer::getMemBufferCopy(object, "ltc_mlir_object")))
-    return fail(llvm::toString(std::move(err)));
-  // MLIR's ExecutionEngine names the packed wrapper "_mlir_" + the function.
+  for (const std::string &part : parts)
+    if (llvm::Error err = (*jit)->addObjectFile(
+            llvm::MemoryBuffer::getMemBufferCopy(part, "ltc_mlir_object")))
+      return fail(llvm::toString(std::move(err)));
+  // The packed wrapper is "_mlir_" + the function (addPackedEntry).
   auto entry = (*jit)->lookup("_mlir__mlir_ciface_forward");
   if (!entry)
     return fail(llvm::toString(entry.takeError()));

@@ -58,6 +58,9 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   os << "func.func(convert-linalg-to-loops,"
         "convert-vector-to-scf{full-unroll=true target-rank=1},"
         "lower-vector-multi-reduction,lower-vector-mask),"
+     // One function per large loop nest: what follows scales with function
+     // size (see OutlineLoopNests.cpp).
+     << "ltc-outline-loop-nests,"
      << "convert-scf-to-openmp,canonicalize,";
   // LLVM dialect. expand-strided-metadata emits affine.apply, so it runs
   // before lower-affine; memref must be finalized before scf-to-cf.
@@ -222,6 +225,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createFuseElementwisePass);
   registerPass(createUnitStepSubviewsPass);
   registerPass(createFoldZeroTripLoopsPass);
+  registerPass(createOutlineLoopNestsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

@@ -111,6 +111,14 @@ std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
 /// such ops makes slices MLIR 22 rejects.
 std::unique_ptr<mlir::Pass> createFoldZeroTripLoopsPass();
 
+/// `ltc-outline-loop-nests` (module): each large top-level loop nest of a
+/// public function becomes a private function named kOutlinedNestPrefix +
+/// the function's name + "_" + n, called in its place (LLVM's loop passes
+/// and scf-to-cf scale badly with function size). The JIT marks these
+/// functions noinline.
+std::unique_ptr<mlir::Pass> createOutlineLoopNestsPass();
+inline constexpr const char *kOutlinedNestPrefix = "ltc_nest_";
+
 /// vector.contract ops with a unit reduction dim indexed by only one operand
 /// (which MLIR 22's broadcast folding creates and the verifier rejects) lose
 /// that dim. Used with the reduction-to-contract patterns.
