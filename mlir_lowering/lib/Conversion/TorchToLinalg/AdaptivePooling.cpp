@@ -62,19 +62,14 @@ struct AdaptiveGeometry {
     return g;
   }
   SmallVector<GatherDim> forwardTables() const {
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < rank(); ++d)
-      dims.push_back(getGatherTable(
-          out[d], [&](int64_t o) { return bin(d, o); }, /*weighted=*/false));
-    return dims;
+    return getGatherTables(
+        out, [&](size_t d, int64_t o) { return bin(d, o); },
+        /*weighted=*/false);
   }
   SmallVector<GatherDim> backwardTables() const {
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < rank(); ++d)
-      dims.push_back(getScatterTable(
-          in[d], out[d], [&](int64_t o) { return bin(d, o); },
-          /*weighted=*/false));
-    return dims;
+    return getScatterTables(
+        in, out, [&](size_t d, int64_t o) { return bin(d, o); },
+        /*weighted=*/false);
   }
 };
 

@@ -26,6 +26,8 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <array>
+
 using namespace mlir;
 
 namespace ltc_mlir::torch_to_linalg {
@@ -35,6 +37,32 @@ using namespace dense_la;
 /// The batch dims of a static tensor of rank >= 2 (all but the last two).
 ArrayRef<int64_t> batchDims(RankedTensorType type, unsigned matrixRank = 2) {
   return type.getShape().drop_back(matrixRank);
+}
+
+/// The constant bools of operands 2, 3 and 4 (the flags of the triangular
+/// solves), or std::nullopt.
+std::optional<std::array<bool, 3>> getConstantFlags(Operation *op) {
+  std::array<bool, 3> flags;
+  for (unsigned i = 0; i < 3; ++i) {
+    std::optional<bool> flag = getConstantBool(op->getOperand(2 + i));
+    if (!flag)
+      return std::nullopt;
+    flags[i] = *flag;
+  }
+  return flags;
+}
+
+/// A and B of a triangular solve broadcast to the batch dims of `type` and
+/// collapsed (toBatched), or failure.
+FailureOr<std::pair<Value, Value>> toBatchedPair(OpBuilder &b, Location loc,
+                                                 Value a, Value rhs,
+                                                 RankedTensorType type) {
+  ArrayRef<int64_t> batch = batchDims(type);
+  FailureOr<Value> aB = toBatched(b, loc, a, batch);
+  FailureOr<Value> xB = toBatched(b, loc, rhs, batch);
+  if (failed(aB) || failed(xB))
+    return failure();
+  return std::make_pair(*aB, *xB);
 }
 
 class ConvertSolveTriangular : public NamedTorchPattern {
@@ -57,30 +85,29 @@ public:
         bType.getElementType() != type.getElementType() ||
         aType.getRank() < 2 || type.getRank() < 2)
       return fail(op, rewriter, "needs matrices of the result's dtype");
-    std::optional<bool> upper = getConstantBool(op->getOperand(2));
-    std::optional<bool> left = getConstantBool(op->getOperand(3));
-    std::optional<bool> unit = getConstantBool(op->getOperand(4));
-    if (!upper || !left || !unit)
+    std::optional<std::array<bool, 3>> flags = getConstantFlags(op);
+    if (!flags)
       return fail(op, rewriter, "upper, left and unitriangular must be constants");
+    auto [upper, left, unit] = *flags;
     if (hasZeroDim({type, aType, bType}))
       return replaceEmptyCase(op, rewriter, *types, {});
     Location loc = op->getLoc();
-    ArrayRef<int64_t> batch = batchDims(type);
-    FailureOr<Value> aB = toBatched(rewriter, loc, a, batch);
-    FailureOr<Value> xB = toBatched(rewriter, loc, rhs, batch);
-    if (failed(aB) || failed(xB))
+    FailureOr<std::pair<Value, Value>> batched =
+        toBatchedPair(rewriter, loc, a, rhs, type);
+    if (failed(batched))
       return fail(op, rewriter, "batch dims do not broadcast");
+    auto [aB, xB] = *batched;
     Value result;
-    if (*left) {
-      result = solveTriangular(rewriter, loc, *aB, *xB, !*upper,
-                               /*transA=*/false, *unit);
+    if (left) {
+      result = solveTriangular(rewriter, loc, aB, xB, !upper,
+                               /*transA=*/false, unit);
     } else {
       // X A = B  <=>  A^T X^T = B^T (the triangle flips).
-      Value xt = transposeMatrices(rewriter, loc, *xB);
+      Value xt = transposeMatrices(rewriter, loc, xB);
       result = transposeMatrices(
           rewriter, loc,
-          solveTriangular(rewriter, loc, *aB, xt, /*lower=*/*upper,
-                          /*transA=*/true, *unit));
+          solveTriangular(rewriter, loc, aB, xt, /*lower=*/upper,
+                          /*transA=*/true, unit));
     }
     FailureOr<Value> out = fromBatched(rewriter, loc, result, type);
     if (failed(out))
@@ -283,25 +310,24 @@ public:
         bType.getElementType() != type.getElementType() ||
         aType.getRank() < 2 || type.getRank() < 2 || coefType.getRank() < 2)
       return fail(op, rewriter, "only f32 and f64 matrices are lowered");
-    std::optional<bool> upper = getConstantBool(op->getOperand(2));
-    std::optional<bool> transpose = getConstantBool(op->getOperand(3));
-    std::optional<bool> unit = getConstantBool(op->getOperand(4));
-    if (!upper || !transpose || !unit)
+    std::optional<std::array<bool, 3>> flags = getConstantFlags(op);
+    if (!flags)
       return fail(op, rewriter, "upper, transpose, unitriangular must be constants");
+    auto [upper, transpose, unit] = *flags;
     if (hasZeroDim({type, coefType, aType, bType}))
       return replaceEmptyCase(op, rewriter, *types, {});
     Location loc = op->getLoc();
-    ArrayRef<int64_t> batch = batchDims(type);
-    FailureOr<Value> aB = toBatched(rewriter, loc, a, batch);
-    FailureOr<Value> xB = toBatched(rewriter, loc, rhs, batch);
-    if (failed(aB) || failed(xB))
+    FailureOr<std::pair<Value, Value>> batched =
+        toBatchedPair(rewriter, loc, a, rhs, type);
+    if (failed(batched))
       return fail(op, rewriter, "batch dims do not broadcast");
+    auto [aB, xB] = *batched;
     // The lower triangle of op(A): A's (no transpose) or A's upper one.
-    Value x = solveTriangular(rewriter, loc, *aB, *xB,
-                              /*lower=*/*transpose ? *upper : !*upper,
-                              *transpose, *unit);
+    Value x = solveTriangular(rewriter, loc, aB, xB,
+                              /*lower=*/transpose ? upper : !upper,
+                              transpose, unit);
     FailureOr<Value> out = fromBatched(rewriter, loc, x, type);
-    FailureOr<Value> coef = fromBatched(rewriter, loc, *aB, coefType);
+    FailureOr<Value> coef = fromBatched(rewriter, loc, aB, coefType);
     if (failed(out) || failed(coef))
       return fail(op, rewriter, "result shapes do not match");
     rewriter.replaceOp(op, ValueRange{*out, *coef});

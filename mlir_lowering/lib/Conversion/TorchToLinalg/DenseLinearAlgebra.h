@@ -88,6 +88,18 @@ mlir::FailureOr<mlir::Value> fromBatched(mlir::OpBuilder &b,
 mlir::Value transposeMatrices(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value x);
 
+/// x[bi, dst, j] -= factor * x[bi, src, j] for j in [lo, hi): a row update
+/// of matrix `bi` of the batched `x` ([B, r, c]), as an scf.for; returns x.
+mlir::Value subtractScaledRow(mlir::OpBuilder &b, mlir::Location loc,
+                              mlir::Value x, mlir::Value bi, mlir::Value dst,
+                              mlir::Value src, mlir::Value factor,
+                              mlir::Value lo, mlir::Value hi);
+/// Swaps rows `r` and `p` (columns [0, cols)) of matrix `bi` of the batched
+/// `x` ([B, r, c]), as an scf.for; returns x.
+mlir::Value swapRows(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                     mlir::Value bi, mlir::Value r, mlir::Value p,
+                     mlir::Value cols);
+
 /// Solves op(A) X = X0 in place of `x` ([B, n, m]) for `a` ([B, n, n]),
 /// where op(A) = A, or A^T when `transA`, and only the lower (`lower`) or
 /// upper triangle of op(A) is read; `unit`: its diagonal is taken as ones.

@@ -117,6 +117,56 @@ Value transposeMatrices(OpBuilder &b, Location loc, Value x) {
       .getResult()[0];
 }
 
+namespace {
+/// scf.for j in [lo, hi) over matrix `bi` of the batched `x`: reads
+/// x[bi, row0, j] and x[bi, row1, j] and writes back the values `update`
+/// returns for them (row0 first; a null value leaves its row as is).
+Value updateRowPair(
+    OpBuilder &b, Location loc, Value x, Value bi, Value row0, Value row1,
+    Value lo, Value hi,
+    function_ref<std::pair<Value, Value>(OpBuilder &, Location, Value, Value)>
+        update) {
+  return createLoop(b, loc, lo, hi, x,
+                    [&](OpBuilder &nb, Location l, Value j,
+                        ValueRange s) -> SmallVector<Value> {
+                      Value v0 = tensor::ExtractOp::create(
+                          nb, l, s[0], ValueRange{bi, row0, j});
+                      Value v1 = tensor::ExtractOp::create(
+                          nb, l, s[0], ValueRange{bi, row1, j});
+                      auto [n0, n1] = update(nb, l, v0, v1);
+                      Value t = s[0];
+                      if (n0)
+                        t = tensor::InsertOp::create(nb, l, n0, t,
+                                                     ValueRange{bi, row0, j});
+                      if (n1)
+                        t = tensor::InsertOp::create(nb, l, n1, t,
+                                                     ValueRange{bi, row1, j});
+                      return {t};
+                    })
+      .front();
+}
+} // namespace
+
+Value subtractScaledRow(OpBuilder &b, Location loc, Value x, Value bi,
+                        Value dst, Value src, Value factor, Value lo,
+                        Value hi) {
+  return updateRowPair(
+      b, loc, x, bi, src, dst, lo, hi,
+      [&](OpBuilder &nb, Location l, Value xs, Value xd) {
+        Value v = arith::SubFOp::create(
+            nb, l, xd, arith::MulFOp::create(nb, l, factor, xs));
+        return std::make_pair(Value(), v);
+      });
+}
+
+Value swapRows(OpBuilder &b, Location loc, Value x, Value bi, Value r,
+               Value p, Value cols) {
+  return updateRowPair(b, loc, x, bi, r, p, indexConst(b, loc, 0), cols,
+                       [](OpBuilder &, Location, Value u, Value v) {
+                         return std::make_pair(v, u);
+                       });
+}
+
 Value solveTriangular(OpBuilder &b, Location loc, Value a, Value x, bool lower,
                       bool transA, bool unit) {
   auto xType = cast<RankedTensorType>(x.getType());
@@ -154,21 +204,8 @@ Value solveTriangular(OpBuilder &b, Location loc, Value a, Value x, bool lower,
                              [&](OpBuilder &b3, Location l3, Value k,
                                  ValueRange xs3) {
                                Value aik = readA(b3, l3, bi, i, k);
-                               return createLoop(
-                                   b3, l3, c0, cM, xs3,
-                                   [&](OpBuilder &b4, Location l4, Value j,
-                                       ValueRange xs4) -> SmallVector<Value> {
-                                     Value xk = tensor::ExtractOp::create(
-                                         b4, l4, xs4[0], ValueRange{bi, k, j});
-                                     Value xi = tensor::ExtractOp::create(
-                                         b4, l4, xs4[0], ValueRange{bi, i, j});
-                                     Value v = arith::SubFOp::create(
-                                         b4, l4, xi,
-                                         arith::MulFOp::create(b4, l4, aik, xk));
-                                     return {tensor::InsertOp::create(
-                                         b4, l4, v, xs4[0],
-                                         ValueRange{bi, i, j})};
-                                   });
+                               return SmallVector<Value>{subtractScaledRow(
+                                   b3, l3, xs3[0], bi, i, k, aik, c0, cM)};
                              })
                              .front();
               if (unit)

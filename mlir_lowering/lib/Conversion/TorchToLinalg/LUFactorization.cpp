@@ -59,19 +59,9 @@ Value applyRowSwaps(OpBuilder &b, Location loc, Value x, Value pivots,
                      p = arith::MaxSIOp::create(b2, l2, p, c0);
                      p = arith::MinSIOp::create(b2, l2, p,
                                                 indexConst(b2, l2, m - 1));
-                     return createLoop(
-                         b2, l2, c0, indexConst(b2, l2, cols), s2,
-                         [&](OpBuilder &b3, Location l3, Value j,
-                             ValueRange s3) -> SmallVector<Value> {
-                           Value u = tensor::ExtractOp::create(
-                               b3, l3, s3[0], ValueRange{bi, r, j});
-                           Value v = tensor::ExtractOp::create(
-                               b3, l3, s3[0], ValueRange{bi, p, j});
-                           Value w = tensor::InsertOp::create(
-                               b3, l3, v, s3[0], ValueRange{bi, r, j});
-                           return {tensor::InsertOp::create(
-                               b3, l3, u, w, ValueRange{bi, p, j})};
-                         });
+                     return SmallVector<Value>{
+                         swapRows(b2, l2, s2[0], bi, r, p,
+                                  indexConst(b2, l2, cols))};
                    });
              })
       .front();
@@ -169,19 +159,7 @@ LUResult createLU(OpBuilder &b, Location loc, Value a) {
               Value pivs = tensor::InsertOp::create(b2, l2, piv, s2[1],
                                                     ValueRange{bi, k});
               // Swap rows k and p.
-              lu = createLoop(b2, l2, c0, cN, lu,
-                              [&](OpBuilder &b3, Location l3, Value j,
-                                  ValueRange s3) -> SmallVector<Value> {
-                                Value x = tensor::ExtractOp::create(
-                                    b3, l3, s3[0], ValueRange{bi, k, j});
-                                Value y = tensor::ExtractOp::create(
-                                    b3, l3, s3[0], ValueRange{bi, p, j});
-                                Value t = tensor::InsertOp::create(
-                                    b3, l3, y, s3[0], ValueRange{bi, k, j});
-                                return {tensor::InsertOp::create(
-                                    b3, l3, x, t, ValueRange{bi, p, j})};
-                              })
-                       .front();
+              lu = swapRows(b2, l2, lu, bi, k, p, cN);
               Value pivot =
                   tensor::ExtractOp::create(b2, l2, lu, ValueRange{bi, k, k});
               Value zero = createScalarConstant(b2, l2, elemType, 0);
@@ -210,20 +188,8 @@ LUResult createLU(OpBuilder &b, Location loc, Value a) {
                              arith::DivFOp::create(b3, l3, aik, pivot));
                          Value row = tensor::InsertOp::create(
                              b3, l3, lik, s3[0], ValueRange{bi, i, k});
-                         return createLoop(
-                             b3, l3, kp1, cN, row,
-                             [&](OpBuilder &b4, Location l4, Value j,
-                                 ValueRange s4) -> SmallVector<Value> {
-                               Value ukj = tensor::ExtractOp::create(
-                                   b4, l4, s4[0], ValueRange{bi, k, j});
-                               Value aij = tensor::ExtractOp::create(
-                                   b4, l4, s4[0], ValueRange{bi, i, j});
-                               Value v = arith::SubFOp::create(
-                                   b4, l4, aij,
-                                   arith::MulFOp::create(b4, l4, lik, ukj));
-                               return {tensor::InsertOp::create(
-                                   b4, l4, v, s4[0], ValueRange{bi, i, j})};
-                             });
+                         return SmallVector<Value>{subtractScaledRow(
+                             b3, l3, row, bi, i, k, lik, kp1, cN)};
                        })
                        .front();
               return {lu, pivs, info};

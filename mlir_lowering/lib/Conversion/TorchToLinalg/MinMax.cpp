@@ -157,13 +157,10 @@ public:
       keepdim = *k;
     }
     std::string why;
-    FailureOr<SmallVector<int64_t>> dims =
-        getReductionDims(dimOperand, selfType.getRank(), why);
+    FailureOr<SmallVector<int64_t>> dims = getCheckedReductionDims(
+        dimOperand, selfType.getShape(), keepdim, type.getShape(), why);
     if (failed(dims))
       return this->fail(op, rewriter, why);
-    if (!llvm::equal(getReducedShape(selfType.getShape(), *dims, keepdim),
-                     type.getShape()))
-      return this->fail(op, rewriter, "result shape does not match the dims");
     if (reducesEmptyDim(selfType.getShape(), *dims) ||
         (selfType.getNumElements() == 0 && !HasDims))
       return this->fail(op, rewriter,
@@ -196,12 +193,10 @@ public:
       return fail(op, rewriter, "keepdim must be a constant");
     std::string why;
     FailureOr<SmallVector<int64_t>> dims =
-        getReductionDims(op.getDim(), selfType.getRank(), why);
+        getCheckedReductionDims(op.getDim(), selfType.getShape(), *keepdim,
+                                minType.getShape(), why);
     if (failed(dims))
       return fail(op, rewriter, why);
-    if (!llvm::equal(getReducedShape(selfType.getShape(), *dims, *keepdim),
-                     minType.getShape()))
-      return fail(op, rewriter, "result shape does not match the dims");
     if (reducesEmptyDim(selfType.getShape(), *dims) ||
         selfType.getNumElements() == 0)
       return fail(op, rewriter,
@@ -292,19 +287,12 @@ public:
                         "reducing an empty dim has no identity (eager raises)");
     auto [values, indices] = createIndexReduction(
         rewriter, loc, input, dim, IsMax, isUnsignedInput(op.getSelf()));
-    FailureOr<Value> shapedIndices =
-        createReshape(rewriter, loc, indices, indicesType);
-    if (failed(shapedIndices))
+    LogicalResult replaced =
+        WithValues ? replaceWithReshaped(op, rewriter, {values, indices},
+                                         {valuesType, indicesType})
+                   : replaceWithReshaped(op, rewriter, indices, indicesType);
+    if (failed(replaced))
       return this->fail(op, rewriter, "cannot reshape the result");
-    if constexpr (WithValues) {
-      FailureOr<Value> shapedValues =
-          createReshape(rewriter, loc, values, valuesType);
-      if (failed(shapedValues))
-        return this->fail(op, rewriter, "cannot reshape the result");
-      rewriter.replaceOp(op, {*shapedValues, *shapedIndices});
-    } else {
-      rewriter.replaceOp(op, *shapedIndices);
-    }
     return success();
   }
 };

@@ -149,13 +149,10 @@ public:
       keepdim = *k;
     }
     std::string why;
-    FailureOr<SmallVector<int64_t>> dims =
-        getReductionDims(dimOperand, selfType.getRank(), why);
+    FailureOr<SmallVector<int64_t>> dims = getCheckedReductionDims(
+        dimOperand, selfType.getShape(), keepdim, type.getShape(), why);
     if (failed(dims))
       return this->fail(op, rewriter, why);
-    if (!llvm::equal(getReducedShape(selfType.getShape(), *dims, keepdim),
-                     type.getShape()))
-      return this->fail(op, rewriter, "result shape does not match the dims");
 
     // The order: a constant (None = 2) or a runtime scalar.
     std::optional<NormKind> constKind;

@@ -198,23 +198,11 @@ public:
                                 resultType.getShape(), op.getPadding(), p,
                                 why)))
       return this->fail(op, rewriter, why);
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < N; ++d)
-      dims.push_back(getGatherTable(
-          p.out[d], [&](int64_t o) { return p.window(d, o); },
-          /*weighted=*/false));
-    Location loc = op.getLoc();
-    Value result = createTableGather(
-        rewriter, loc, p.batchShape, dims,
-        ValueRange{createEmptyTensor(rewriter, loc, resultType)},
-        resultType.getElementType(),
-        [&](OpBuilder &b, Location l, ValueRange batch, ValueRange positions,
-            Value, ValueRange, ValueRange) -> SmallVector<Value> {
-          SmallVector<Value> coords(batch);
-          coords.append(positions.begin(), positions.end());
-          return {tensor::ExtractOp::create(b, l, input, coords)};
-        })[0];
-    rewriter.replaceOp(op, result);
+    SmallVector<GatherDim> dims = getGatherTables(
+        p.out, [&](size_t d, int64_t o) { return p.window(d, o); },
+        /*weighted=*/false);
+    rewriter.replaceOp(op, createGatheredCopy(rewriter, op.getLoc(), input,
+                                              p.batchShape, dims, resultType));
     return success();
   }
 };
@@ -246,11 +234,9 @@ public:
     if (failed(getEdgePadParams(N, Mode, resultType.getShape(),
                                 gradType.getShape(), op.getPadding(), p, why)))
       return this->fail(op, rewriter, why);
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < N; ++d)
-      dims.push_back(getScatterTable(
-          p.in[d], p.out[d], [&](int64_t o) { return p.window(d, o); },
-          /*weighted=*/false));
+    SmallVector<GatherDim> dims = getScatterTables(
+        p.in, p.out, [&](size_t d, int64_t o) { return p.window(d, o); },
+        /*weighted=*/false);
     Location loc = op.getLoc();
     Type elemType = gradType.getElementType();
     Value gradIn = createGatheredSum(

@@ -159,15 +159,23 @@ void emitBceInputCheck(OpBuilder &b, Location loc, Value input) {
                    "binary_cross_entropy_with_logits)");
 }
 
+/// What the forward and backward patterns read alike.
 template <typename OpTy, LossKind Kind>
-class ConvertPointwiseLossOp : public TorchConversionPattern<OpTy> {
+class PointwiseLossPatternBase : public TorchConversionPattern<OpTy> {
 public:
   using TorchConversionPattern<OpTy>::TorchConversionPattern;
   using OpAdaptor = typename OpTy::Adaptor;
 
-  LogicalResult
-  matchAndRewrite(OpTy op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
+protected:
+  struct Result {
+    RankedTensorType type;
+    FloatType elemType;
+    int64_t reduction;
+  };
+  /// The float result type and the constant reduction mode, or failure
+  /// (reported).
+  FailureOr<Result> matchResult(OpTy op,
+                                ConversionPatternRewriter &rewriter) const {
     RankedTensorType type = this->getTensorType(op.getType());
     if (!type)
       return this->fail(op, rewriter, "result type is not convertible");
@@ -177,6 +185,49 @@ public:
     std::optional<int64_t> reduction = getConstantInt(op.getReduction());
     if (!reduction || *reduction < None || *reduction > Sum)
       return this->fail(op, rewriter, "reduction must be a constant 0, 1 or 2");
+    return Result{type, elemType, *reduction};
+  }
+
+  struct Operands {
+    double param = 0;
+    Value weight;
+    /// `leading`, then the weight if any.
+    SmallVector<Value> inputs;
+  };
+  /// Reads the loss parameter and the optional weight, then emits BCE's
+  /// runtime input check; failure (reported) for a bad parameter.
+  FailureOr<Operands> prepareOperands(OpTy op, OpAdaptor adaptor,
+                                      ValueRange leading, bool backward,
+                                      ConversionPatternRewriter &rewriter) const {
+    Operands o;
+    std::string why;
+    if (failed(getLossParam<OpTy, Kind>(op, o.param, backward, why)))
+      return this->fail(op, rewriter, why);
+    o.weight = getLossWeight<OpTy, Kind>(op, adaptor);
+    o.inputs.assign(leading.begin(), leading.end());
+    if (o.weight)
+      o.inputs.push_back(o.weight);
+    if constexpr (Kind == LossKind::Bce)
+      emitBceInputCheck(rewriter, op.getLoc(), adaptor.getSelf());
+    return o;
+  }
+};
+
+template <typename OpTy, LossKind Kind>
+class ConvertPointwiseLossOp : public PointwiseLossPatternBase<OpTy, Kind> {
+public:
+  using PointwiseLossPatternBase<OpTy, Kind>::PointwiseLossPatternBase;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto matched = this->matchResult(op, rewriter);
+    if (failed(matched))
+      return failure();
+    RankedTensorType type = matched->type;
+    FloatType elemType = matched->elemType;
+    int64_t reduction = matched->reduction;
     auto selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
     auto targetType = cast<RankedTensorType>(adaptor.getTarget().getType());
     if (selfType.getShape() != targetType.getShape() ||
@@ -185,21 +236,18 @@ public:
       return this->fail(op, rewriter,
                         "self and target must have the result's dtype and "
                         "one shape");
-    if (*reduction == None ? type.getShape() != selfType.getShape()
+    if (reduction == None ? type.getShape() != selfType.getShape()
                            : type.getRank() != 0)
       return this->fail(op, rewriter, "result shape does not match the reduction");
-    double param = 0;
-    std::string why;
-    if (failed(getLossParam<OpTy, Kind>(op, param, /*backward=*/false, why)))
-      return this->fail(op, rewriter, why);
-    Value weight = getLossWeight<OpTy, Kind>(op, adaptor);
-    SmallVector<Value> inputs{adaptor.getSelf(), adaptor.getTarget()};
-    if (weight)
-      inputs.push_back(weight);
-
+    auto operands = this->prepareOperands(
+        op, adaptor, {adaptor.getSelf(), adaptor.getTarget()},
+        /*backward=*/false, rewriter);
+    if (failed(operands))
+      return failure();
+    double param = operands->param;
+    Value weight = operands->weight;
+    SmallVector<Value> inputs = operands->inputs;
     Location loc = op.getLoc();
-    if constexpr (Kind == LossKind::Bce)
-      emitBceInputCheck(rewriter, loc, adaptor.getSelf());
     Type t = getOpmathType(elemType);
     FailureOr<Value> loss = createElementwiseOp(
         rewriter, loc, selfType.clone(elemType), inputs,
@@ -214,7 +262,7 @@ public:
         });
     if (failed(loss))
       return this->fail(op, rewriter, "weight does not broadcast to self");
-    if (*reduction == None) {
+    if (reduction == None) {
       rewriter.replaceOp(op, *loss);
       return success();
     }
@@ -224,7 +272,7 @@ public:
         rewriter, loc,
         createSum(rewriter, loc, *loss, dims, getSumAccumulatorType(elemType)),
         elemType);
-    if (*reduction == Mean) {
+    if (reduction == Mean) {
       Value count = createScalarConstant(rewriter, loc, elemType,
                                          double(selfType.getNumElements()));
       sum = *createElementwiseOp(
@@ -240,23 +288,21 @@ public:
 };
 
 template <typename OpTy, LossKind Kind>
-class ConvertPointwiseLossBackwardOp : public TorchConversionPattern<OpTy> {
+class ConvertPointwiseLossBackwardOp
+    : public PointwiseLossPatternBase<OpTy, Kind> {
 public:
-  using TorchConversionPattern<OpTy>::TorchConversionPattern;
+  using PointwiseLossPatternBase<OpTy, Kind>::PointwiseLossPatternBase;
   using OpAdaptor = typename OpTy::Adaptor;
 
   LogicalResult
   matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    RankedTensorType type = this->getTensorType(op.getType());
-    if (!type)
-      return this->fail(op, rewriter, "result type is not convertible");
-    auto elemType = dyn_cast<FloatType>(type.getElementType());
-    if (!elemType)
-      return this->fail(op, rewriter, "needs a floating-point result dtype");
-    std::optional<int64_t> reduction = getConstantInt(op.getReduction());
-    if (!reduction || *reduction < None || *reduction > Sum)
-      return this->fail(op, rewriter, "reduction must be a constant 0, 1 or 2");
+    auto matched = this->matchResult(op, rewriter);
+    if (failed(matched))
+      return failure();
+    RankedTensorType type = matched->type;
+    FloatType elemType = matched->elemType;
+    int64_t reduction = matched->reduction;
     auto selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
     auto targetType = cast<RankedTensorType>(adaptor.getTarget().getType());
     auto gradType = cast<RankedTensorType>(adaptor.getGradOutput().getType());
@@ -268,20 +314,18 @@ public:
       return this->fail(op, rewriter,
                         "grad_output, self, target and the result must have "
                         "one dtype, self and target the result's shape");
-    double param = 0;
-    std::string why;
-    if (failed(getLossParam<OpTy, Kind>(op, param, /*backward=*/true, why)))
-      return this->fail(op, rewriter, why);
-    Value weight = getLossWeight<OpTy, Kind>(op, adaptor);
-    SmallVector<Value> inputs{adaptor.getGradOutput(), adaptor.getSelf(),
-                              adaptor.getTarget()};
-    if (weight)
-      inputs.push_back(weight);
+    auto operands = this->prepareOperands(
+        op, adaptor,
+        {adaptor.getGradOutput(), adaptor.getSelf(), adaptor.getTarget()},
+        /*backward=*/true, rewriter);
+    if (failed(operands))
+      return failure();
+    double param = operands->param;
+    Value weight = operands->weight;
+    SmallVector<Value> inputs = operands->inputs;
     Location loc = op.getLoc();
-    if constexpr (Kind == LossKind::Bce)
-      emitBceInputCheck(rewriter, loc, adaptor.getSelf());
     Type t = getOpmathType(elemType);
-    double norm = *reduction == Mean
+    double norm = reduction == Mean
                       ? 1.0 / double(std::max<int64_t>(selfType.getNumElements(), 1))
                       : 1.0;
     FailureOr<Value> result = createElementwiseOp(

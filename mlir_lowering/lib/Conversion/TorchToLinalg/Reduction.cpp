@@ -67,6 +67,36 @@ SmallVector<int64_t> getReducedShape(ArrayRef<int64_t> shape,
   return result;
 }
 
+FailureOr<SmallVector<int64_t>>
+getCheckedReductionDims(Value dimOperand, ArrayRef<int64_t> inputShape,
+                        bool keepdim, ArrayRef<int64_t> resultShape,
+                        std::string &why) {
+  FailureOr<SmallVector<int64_t>> dims =
+      getReductionDims(dimOperand, inputShape.size(), why);
+  if (failed(dims))
+    return failure();
+  if (!llvm::equal(getReducedShape(inputShape, *dims, keepdim), resultShape)) {
+    why = "result shape does not match the dims";
+    return failure();
+  }
+  return dims;
+}
+
+LogicalResult replaceWithReshaped(Operation *op,
+                                  ConversionPatternRewriter &rewriter,
+                                  ArrayRef<Value> values,
+                                  ArrayRef<RankedTensorType> types) {
+  SmallVector<Value> shaped;
+  for (auto [value, type] : llvm::zip_equal(values, types)) {
+    FailureOr<Value> v = createReshape(rewriter, op->getLoc(), value, type);
+    if (failed(v))
+      return failure();
+    shaped.push_back(*v);
+  }
+  rewriter.replaceOp(op, shaped);
+  return success();
+}
+
 bool reducesEmptyDim(ArrayRef<int64_t> shape, ArrayRef<int64_t> dims) {
   return llvm::any_of(dims, [&](int64_t d) { return shape[d] == 0; });
 }
@@ -256,7 +286,6 @@ public:
     if (Kind == ReduceKind::CountNonzero && !elemType.isInteger(64))
       return this->fail(op, rewriter, "count_nonzero gives int64");
     auto inputType = cast<RankedTensorType>(adaptor.getSelf().getType());
-    int64_t rank = inputType.getRank();
 
     Value dimOperand;
     bool keepdim = false;
@@ -269,13 +298,10 @@ public:
       keepdim = *k;
     }
     std::string why;
-    FailureOr<SmallVector<int64_t>> dims =
-        getReductionDims(dimOperand, rank, why);
+    FailureOr<SmallVector<int64_t>> dims = getCheckedReductionDims(
+        dimOperand, inputType.getShape(), keepdim, type.getShape(), why);
     if (failed(dims))
       return this->fail(op, rewriter, why);
-    if (!llvm::equal(getReducedShape(inputType.getShape(), *dims, keepdim),
-                     type.getShape()))
-      return this->fail(op, rewriter, "result shape does not match the dims");
 
     Location loc = op.getLoc();
     bool inputUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf())) ||

@@ -26,6 +26,23 @@ llvm::SmallVector<int64_t> getReducedShape(llvm::ArrayRef<int64_t> shape,
                                            llvm::ArrayRef<int64_t> dims,
                                            bool keepdim);
 
+/// getReductionDims for a reduction of `inputShape` (keepdim or not) into a
+/// result of `resultShape`; also fails with `why` when that shape does not
+/// match the dims.
+mlir::FailureOr<llvm::SmallVector<int64_t>>
+getCheckedReductionDims(mlir::Value dimOperand,
+                        llvm::ArrayRef<int64_t> inputShape, bool keepdim,
+                        llvm::ArrayRef<int64_t> resultShape, std::string &why);
+
+/// Replaces `op` by `values`, each reshaped to its type in `types` (the
+/// reduced shape with or without keepdim); fails when one of them cannot be
+/// reshaped.
+mlir::LogicalResult
+replaceWithReshaped(mlir::Operation *op,
+                    mlir::ConversionPatternRewriter &rewriter,
+                    llvm::ArrayRef<mlir::Value> values,
+                    llvm::ArrayRef<mlir::RankedTensorType> types);
+
 /// True when one of `dims` of `shape` has size 0 (max/min/argmax raise
 /// in eager: there is no identity).
 bool reducesEmptyDim(llvm::ArrayRef<int64_t> shape,

@@ -8,6 +8,8 @@
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
 #include "DenseLinearAlgebraPatterns.h"
+#include "Elementwise.h"
+#include "Normalization.h"
 #include "PointwiseLoss.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchDialect.h"
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
@@ -106,6 +108,7 @@ struct ConvertTorchToLinalgPass
     populateReturnOpTypeConversionPattern(patterns, typeConverter);
     populateCallOpTypeConversionPattern(patterns, typeConverter);
     populateElementwisePatterns(typeConverter, patterns);
+    populateComparisonPatterns(typeConverter, patterns);
     populateActivationPatterns(typeConverter, patterns);
     populateFloatMathPatterns(typeConverter, patterns);
     populateMaskedFillPatterns(typeConverter, patterns);
@@ -119,6 +122,7 @@ struct ConvertTorchToLinalgPass
     populateIndexingPatterns(typeConverter, patterns);
     populateReductionPatterns(typeConverter, patterns);
     populateNormalizationPatterns(typeConverter, patterns);
+    populateLayerNormPatterns(typeConverter, patterns);
     populateLossPatterns(typeConverter, patterns);
     populatePointwiseLossPatterns(typeConverter, patterns);
     populateConvolutionPatterns(typeConverter, patterns);

@@ -203,21 +203,10 @@ private:
   static Value createNearest(OpBuilder &b, Location loc, Value input,
                              const UpsampleParams &p,
                              RankedTensorType resultType) {
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < p.rank(); ++d)
-      dims.push_back(getGatherTable(
-          p.out[d], [&](int64_t o) { return p.nearestWindow(d, o); },
-          /*weighted=*/false));
-    return createTableGather(
-        b, loc, p.batchShape, dims,
-        ValueRange{createEmptyTensor(b, loc, resultType)},
-        resultType.getElementType(),
-        [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
-            Value, ValueRange, ValueRange) -> SmallVector<Value> {
-          SmallVector<Value> coords(batch);
-          coords.append(positions.begin(), positions.end());
-          return {tensor::ExtractOp::create(nb, l, input, coords)};
-        })[0];
+    SmallVector<GatherDim> dims = getGatherTables(
+        p.out, [&](size_t d, int64_t o) { return p.nearestWindow(d, o); },
+        /*weighted=*/false);
+    return createGatheredCopy(b, loc, input, p.batchShape, dims, resultType);
   }
 
   /// out = sum over the 2^N taps, nested from the outermost dim like ATen:
@@ -324,14 +313,12 @@ public:
     Location loc = op.getLoc();
     Type accType = getAccumulatorType(elemType);
     bool f64 = elemType.isF64();
-    SmallVector<GatherDim> dims;
-    for (size_t d = 0; d < p.rank(); ++d)
-      dims.push_back(getScatterTable(
-          p.in[d], p.out[d],
-          [&](int64_t o) {
-            return Linear ? p.linearWindow(d, o, f64) : p.nearestWindow(d, o);
-          },
-          /*weighted=*/Linear));
+    SmallVector<GatherDim> dims = getScatterTables(
+        p.in, p.out,
+        [&](size_t d, int64_t o) {
+          return Linear ? p.linearWindow(d, o, f64) : p.nearestWindow(d, o);
+        },
+        /*weighted=*/Linear);
     Value gradIn = createGatheredSum(
         rewriter, loc, grad, p.batchShape, dims,
         RankedTensorType::get(resultType.getShape(), accType));

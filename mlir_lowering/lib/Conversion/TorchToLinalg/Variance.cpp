@@ -107,27 +107,18 @@ public:
       correction = *c;
     }
     std::string why;
-    FailureOr<SmallVector<int64_t>> dims =
-        getReductionDims(op.getDim(), selfType.getRank(), why);
+    FailureOr<SmallVector<int64_t>> dims = getCheckedReductionDims(
+        op.getDim(), selfType.getShape(), *keepdim, type.getShape(), why);
     if (failed(dims))
       return this->fail(op, rewriter, why);
-    if (!llvm::equal(getReducedShape(selfType.getShape(), *dims, *keepdim),
-                     type.getShape()))
-      return this->fail(op, rewriter, "result shape does not match the dims");
     Location loc = op.getLoc();
     auto [var, mean] = createVariance(rewriter, loc, self, *dims, correction,
                                       IsStd, type.getElementType());
-    FailureOr<Value> shapedVar = createReshape(rewriter, loc, var, type);
-    if (failed(shapedVar))
+    LogicalResult replaced =
+        WithMean ? replaceWithReshaped(op, rewriter, {var, mean}, {type, type})
+                 : replaceWithReshaped(op, rewriter, var, type);
+    if (failed(replaced))
       return this->fail(op, rewriter, "cannot reshape the result");
-    if constexpr (WithMean) {
-      FailureOr<Value> shapedMean = createReshape(rewriter, loc, mean, type);
-      if (failed(shapedMean))
-        return this->fail(op, rewriter, "cannot reshape the result");
-      rewriter.replaceOp(op, {*shapedVar, *shapedMean});
-    } else {
-      rewriter.replaceOp(op, *shapedVar);
-    }
     return success();
   }
 };

@@ -124,14 +124,15 @@ SmallVector<Value> getLoopIndices(OpBuilder &b, Location loc, unsigned first,
   return indices;
 }
 
-GatherDim getGatherTable(int64_t outSize, WindowFn window, bool weighted) {
-  SmallVector<SmallVector<WindowEntry>> lists;
+namespace {
+/// The table of one entry list per position, each padded with -1 entries
+/// (weight 0) to the longest list (at least 1).
+GatherDim createTable(ArrayRef<SmallVector<WindowEntry>> lists,
+                      bool weighted) {
   GatherDim t;
-  t.size = outSize;
-  for (int64_t o = 0; o < outSize; ++o) {
-    lists.push_back(window(o));
-    t.window = std::max<int64_t>(t.window, lists.back().size());
-  }
+  t.size = lists.size();
+  for (const SmallVector<WindowEntry> &list : lists)
+    t.window = std::max<int64_t>(t.window, list.size());
   for (const SmallVector<WindowEntry> &list : lists)
     for (int64_t j = 0; j < t.window; ++j) {
       bool has = j < static_cast<int64_t>(list.size());
@@ -141,6 +142,14 @@ GatherDim getGatherTable(int64_t outSize, WindowFn window, bool weighted) {
     }
   return t;
 }
+} // namespace
+
+GatherDim getGatherTable(int64_t outSize, WindowFn window, bool weighted) {
+  SmallVector<SmallVector<WindowEntry>> lists;
+  for (int64_t o = 0; o < outSize; ++o)
+    lists.push_back(window(o));
+  return createTable(lists, weighted);
+}
 
 GatherDim getScatterTable(int64_t inSize, int64_t outSize, WindowFn window,
                           bool weighted) {
@@ -149,18 +158,43 @@ GatherDim getScatterTable(int64_t inSize, int64_t outSize, WindowFn window,
     for (const WindowEntry &e : window(o))
       if (e.position >= 0 && e.position < inSize)
         receives[e.position].push_back({o, e.weight});
-  GatherDim t;
-  t.size = inSize;
-  for (const SmallVector<WindowEntry> &list : receives)
-    t.window = std::max<int64_t>(t.window, list.size());
-  for (const SmallVector<WindowEntry> &list : receives)
-    for (int64_t j = 0; j < t.window; ++j) {
-      bool has = j < static_cast<int64_t>(list.size());
-      t.source.push_back(has ? list[j].position : -1);
-      if (weighted)
-        t.weight.push_back(has ? list[j].weight : 0.0);
-    }
-  return t;
+  return createTable(receives, weighted);
+}
+
+SmallVector<GatherDim> getGatherTables(ArrayRef<int64_t> outSizes,
+                                       DimWindowFn window, bool weighted) {
+  SmallVector<GatherDim> dims;
+  for (size_t d = 0; d < outSizes.size(); ++d)
+    dims.push_back(getGatherTable(
+        outSizes[d], [&](int64_t o) { return window(d, o); }, weighted));
+  return dims;
+}
+
+SmallVector<GatherDim> getScatterTables(ArrayRef<int64_t> inSizes,
+                                        ArrayRef<int64_t> outSizes,
+                                        DimWindowFn window, bool weighted) {
+  SmallVector<GatherDim> dims;
+  for (size_t d = 0; d < inSizes.size(); ++d)
+    dims.push_back(getScatterTable(
+        inSizes[d], outSizes[d], [&](int64_t o) { return window(d, o); },
+        weighted));
+  return dims;
+}
+
+Value createGatheredCopy(OpBuilder &b, Location loc, Value input,
+                         ArrayRef<int64_t> batchShape,
+                         ArrayRef<GatherDim> dims,
+                         RankedTensorType resultType) {
+  return createTableGather(
+      b, loc, batchShape, dims,
+      ValueRange{createEmptyTensor(b, loc, resultType)},
+      resultType.getElementType(),
+      [&](OpBuilder &nb, Location l, ValueRange batch, ValueRange positions,
+          Value, ValueRange, ValueRange) -> SmallVector<Value> {
+        SmallVector<Value> coords(batch);
+        coords.append(positions.begin(), positions.end());
+        return {tensor::ExtractOp::create(nb, l, input, coords)};
+      })[0];
 }
 
 int64_t PoolGeometry::windowSize() const {

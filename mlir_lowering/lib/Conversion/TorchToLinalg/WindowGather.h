@@ -87,6 +87,20 @@ GatherDim getGatherTable(int64_t outSize, WindowFn window, bool weighted);
 GatherDim getScatterTable(int64_t inSize, int64_t outSize, WindowFn window,
                           bool weighted);
 
+/// The entries of the window of result position `o` of spatial dim `d`.
+using DimWindowFn = llvm::function_ref<llvm::SmallVector<WindowEntry>(
+    size_t d, int64_t o)>;
+/// getGatherTable of every spatial dim d (outSizes[d] result positions).
+llvm::SmallVector<GatherDim> getGatherTables(llvm::ArrayRef<int64_t> outSizes,
+                                             DimWindowFn window,
+                                             bool weighted);
+/// getScatterTable of every spatial dim d (inSizes[d] source positions,
+/// outSizes[d] result positions).
+llvm::SmallVector<GatherDim>
+getScatterTables(llvm::ArrayRef<int64_t> inSizes,
+                 llvm::ArrayRef<int64_t> outSizes, DimWindowFn window,
+                 bool weighted);
+
 /// Body of a table gather: `batch` and `positions` (index values: the
 /// leading dims, then one clamped source position per spatial dim), `valid`
 /// (i1: every dim has an entry), the entry weights of the dims that have
@@ -106,6 +120,15 @@ createTableGather(mlir::OpBuilder &b, mlir::Location loc,
                   llvm::ArrayRef<int64_t> batchShape,
                   llvm::ArrayRef<GatherDim> dims, mlir::ValueRange inits,
                   mlir::Type weightType, GatherBody body);
+
+/// A table gather that copies, for each element of `resultType`, the one
+/// entry of its window (`dims` from getGatherTable with single-entry
+/// windows) from `input`.
+mlir::Value createGatheredCopy(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value input,
+                               llvm::ArrayRef<int64_t> batchShape,
+                               llvm::ArrayRef<GatherDim> dims,
+                               mlir::RankedTensorType resultType);
 
 /// Max pooling over table windows (`dims` from getGatherTable) of `input`
 /// (trailing dims of sizes `inSizes`) with ATen's rules: the first entry of a
