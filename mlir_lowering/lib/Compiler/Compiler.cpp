@@ -355,6 +355,7 @@ bool Compilation::jit(CompiledFunction &function) {
   codegen.features = detail::jitTargetFeatures(options.targetFeatures);
   codegen.wideVectors = getHostVectorBits() >= 512;
   codegen.noInlinePrefixes = {kOutlinedNestPrefix};
+  codegen.exportedSymbols = {"_mlir__mlir_ciface_forward"};
   detail::initializeNativeTargetOnce();
 
   llvm::LLVMContext llvmContext;

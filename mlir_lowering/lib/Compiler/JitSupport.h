@@ -40,6 +40,8 @@ struct CodegenOptions {
   bool wideVectors = false;
   /// Functions whose name starts with one of these are never inlined.
   std::vector<std::string> noInlinePrefixes;
+  /// The symbols the loader looks up; every other function is internal.
+  std::vector<std::string> exportedSymbols;
 };
 
 /// Target features, vector width and noinline attributes on every function
@@ -51,8 +53,8 @@ void addFunctionAttributes(llvm::Module &module, const CodegenOptions &options);
 bool addPackedEntry(llvm::Module &module, llvm::StringRef name,
                     std::string &error);
 
-/// Optimizes and compiles `module` to ELF objects: one per part on
-/// LTC_MLIR_COMPILE_THREADS (default: hardware threads) threads.
+/// Optimizes `module` (whole) and compiles it to ELF objects: one per part
+/// on LTC_MLIR_COMPILE_THREADS (default: hardware threads) threads.
 bool compileToObjects(std::unique_ptr<llvm::Module> module,
                       const CodegenOptions &options,
                       std::vector<std::string> &objects, std::string &error);

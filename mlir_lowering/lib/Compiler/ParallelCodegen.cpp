@@ -4,10 +4,11 @@
 // large graph (a ResNet training step: ~1000 functions once its loop nests
 // are outlined, see OutlineLoopNests.cpp) spends most of its compile time
 // there. The module is cut into one part per core: every function
-// definition goes to the least loaded part (by instruction count), local
-// symbols become hidden globals so that any part can reference them, and
-// each part is optimized and compiled to an ELF object on its own thread in
-// its own LLVMContext. The objects are packed into one artifact, which the
+// The whole module is optimized first (interprocedural clean-up needs it,
+// see optimizeModule), then cut: every function definition goes to the
+// least loaded part (by instruction count), local symbols become hidden
+// globals so that any part can reference them, and each part is compiled
+// to an ELF object on its own thread in its own LLVMContext. The objects are packed into one artifact, which the
 // loader links like any object (ObjectArtifacts.cpp).
 //
 // Every worker runs under its own llvm::CrashRecoveryContext: a crash or an
@@ -72,21 +73,38 @@ size_t instructionCount(const llvm::Function &function) {
   return count;
 }
 
-/// Optimizes and compiles one module (already in `context`) to an object.
-bool compileModule(llvm::Module &module, const CodegenOptions &options,
-                   std::string &object, std::string &error) {
+/// Internal linkage for every definition but the exported ones, then -O3
+/// on the whole module: the outlined nests' unused memref descriptor fields
+/// (everything but the aligned pointer of a static memref) become dead
+/// arguments that DeadArgElim removes. Without that, @forward is one huge
+/// block of calls with ~20 arguments each, on which instruction selection
+/// is superlinear (6 s of a nanoGPT step's 13 s went to that block).
+bool optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                    const CodegenOptions &options, std::string &error) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple());
+  for (llvm::Function &function : module)
+    if (!function.isDeclaration() &&
+        !llvm::is_contained(options.exportedSymbols, function.getName().str()))
+      function.setLinkage(llvm::GlobalValue::InternalLinkage);
+  auto optimize = mlir::makeOptimizingTransformer(
+      std::min(options.optLevel, 3u), /*sizeLevel=*/0, &machine);
+  if (llvm::Error err = optimize(&module)) {
+    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+/// Compiles an optimized module to an ELF object.
+bool emitObject(llvm::Module &module, const CodegenOptions &options,
+                std::string &object, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> machine =
       hostTargetMachine(options.optLevel, options.features, error);
   if (!machine)
     return false;
   module.setDataLayout(machine->createDataLayout());
   module.setTargetTriple(machine->getTargetTriple());
-  auto optimize = mlir::makeOptimizingTransformer(
-      std::min(options.optLevel, 3u), /*sizeLevel=*/0, machine.get());
-  if (llvm::Error err = optimize(&module)) {
-    error = "LLVM optimization failed: " + llvm::toString(std::move(err));
-    return false;
-  }
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
@@ -194,11 +212,17 @@ bool addPackedEntry(llvm::Module &module, llvm::StringRef name,
 bool compileToObjects(std::unique_ptr<llvm::Module> module,
                       const CodegenOptions &options,
                       std::vector<std::string> &objects, std::string &error) {
-  unsigned threads = codegenThreads();
   objects.clear();
+  {
+    std::unique_ptr<llvm::TargetMachine> machine =
+        hostTargetMachine(options.optLevel, options.features, error);
+    if (!machine || !optimizeModule(*module, *machine, options, error))
+      return false;
+  }
+  unsigned threads = codegenThreads();
   if (threads <= 1) {
     objects.emplace_back();
-    return compileModule(*module, options, objects.back(), error);
+    return emitObject(*module, options, objects.back(), error);
   }
   std::vector<std::string> bitcode = splitToBitcode(*module, threads);
   module.reset();
@@ -214,7 +238,7 @@ bool compileToObjects(std::unique_ptr<llvm::Module> module,
         errors[part] = llvm::toString(parsed.takeError());
         return;
       }
-      if (!compileModule(**parsed, options, objects[part], errors[part]) &&
+      if (!emitObject(**parsed, options, objects[part], errors[part]) &&
           errors[part].empty())
         errors[part] = "code generation failed";
     });
