@@ -318,6 +318,7 @@ void InitBackend() {
     RegisterDenseLinalgKernels();
     // median, kthvalue, mode, cummax/cummin, logcumsumexp, logsumexp, take, put.
     RegisterSelectionKernels();
+    RegisterIndexingKernels();
     RegisterOneHotKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();

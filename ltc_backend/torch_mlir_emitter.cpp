@@ -346,7 +346,16 @@ class Emitter {
     }
     std::string elem_type = "int";
     if (!types.empty()) {
-      elem_type = types[0].rfind("!torch.", 0) == 0 ? types[0].substr(7) : types[0];
+      // A Tensor?[] (index's indices) is typed by its first tensor, not by a
+      // leading None (the dialect accepts both).
+      std::string representative = types[0];
+      for (const std::string& t : types)
+        if (t != "!torch.none") {
+          representative = t;
+          break;
+        }
+      elem_type = representative.rfind("!torch.", 0) == 0 ? representative.substr(7)
+                                                          : representative;
     } else if (!node->output()->type()->cast<c10::ListType>() ||
                node->output()->type()->cast<c10::ListType>()->getElementType()->kind() !=
                    c10::TypeKind::IntType) {

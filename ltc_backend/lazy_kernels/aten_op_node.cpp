@@ -45,6 +45,8 @@ hash_t HashArgs(const c10::OperatorHandle& op, const std::vector<AtenOpNode::Arg
     h = torch::lazy::HashCombine(h, torch::lazy::Hash(static_cast<int64_t>(arg.kind)));
     if (arg.kind == Kind::kOperandList)
       h = torch::lazy::HashCombine(h, torch::lazy::Hash(static_cast<int64_t>(arg.num_operands)));
+    if (arg.kind == Kind::kOptionalOperandList)
+      for (bool present : arg.present) h = torch::lazy::HashCombine(h, torch::lazy::Hash(present));
     if (arg.kind == Kind::kConstant) h = torch::lazy::HashCombine(h, HashConstant(arg.constant));
   }
   return h;
@@ -148,6 +150,17 @@ torch::lazy::TSOpVector AtenOpNode::Lower(std::shared_ptr<torch::jit::GraphFunct
         elements.push_back(loctx->GetOutputOp(operand(arg.first_operand + j)));
       torch::jit::Graph* graph = function->graph().get();
       value = graph->insertNode(graph->createList(c10::TensorType::get(), elements))->output();
+    } else if (arg.kind == Kind::kOptionalOperandList) {
+      // Typed Tensor?[] so that the schema with `Tensor?[]` matches (a
+      // Tensor[] would pick index.Tensor_hacked_twin).
+      torch::jit::Graph* graph = function->graph().get();
+      std::vector<torch::jit::Value*> elements;
+      size_t next = arg.first_operand;
+      for (bool present : arg.present)
+        elements.push_back(present ? loctx->GetOutputOp(operand(next++))
+                                   : graph->insertConstant(c10::IValue()));
+      value = graph->insertNode(graph->createList(c10::OptionalType::ofTensor(), elements))
+                  ->output();
     }
     const std::string& name = schema_args[i].name();
     if (!schema_args[i].kwarg_only()) {
@@ -241,14 +254,23 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
       for (const c10::IValue& e : v.toListRef())
         operands.push_back(LazyValueOf(e.toTensor(), backend_device));
       arg.num_operands = operands.size() - arg.first_operand;
+    } else if (v.isOptionalTensorList()) {
+      // Index tensors may be CPU tensors of any shape: uploaded as inputs.
+      arg.kind = Kind::kOptionalOperandList;
+      for (const c10::IValue& e : v.toListRef()) {
+        bool present = e.isTensor() && e.toTensor().defined();
+        arg.present.push_back(present);
+        if (present)
+          operands.push_back(
+              torch::lazy::GetOrCreateLtcTensor(e.toTensor(), backend_device)->GetIrValue());
+      }
+      arg.num_operands = operands.size() - arg.first_operand;
     } else if (!v.isNone() && IsScalarArgument(schema_args[i])) {
       // A graph input, as LTC's own kernels do: the value is not in the hash.
       arg.kind = Kind::kOperand;
       operands.push_back(torch::lazy::LazyGraphExecutor::Get()->GetIrValueForScalarFromCodegen(
           v.toScalar(), backend_device));
     } else {
-      TORCH_CHECK(!v.isOptionalTensorList(), "ltc_mlir: AtenOpNode does not take Tensor?[] "
-                  "arguments yet (", OperatorFullName(op), ")");
       arg.kind = Kind::kConstant;
       if (v.isTensor()) {
         arg.constant = c10::IValue();  // an undefined optional tensor

@@ -35,11 +35,14 @@ class AtenOpNode : public torch::lazy::TsNode {
  public:
   // How one schema argument reaches the op.
   struct Arg {
-    enum class Kind { kOperand, kOperandList, kConstant };
+    // kOptionalOperandList: a `Tensor?[]` (index's indices); `present`
+    // says which elements are tensors (operands, in order) and which None.
+    enum class Kind { kOperand, kOperandList, kOptionalOperandList, kConstant };
     Kind kind = Kind::kConstant;
-    size_t first_operand = 0;  // kOperand, kOperandList
-    size_t num_operands = 0;   // kOperandList
-    c10::IValue constant;      // kConstant
+    size_t first_operand = 0;   // kOperand, kOperandList, kOptionalOperandList
+    size_t num_operands = 0;    // kOperandList, kOptionalOperandList
+    std::vector<bool> present;  // kOptionalOperandList
+    c10::IValue constant;       // kConstant
   };
 
   AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands, std::vector<Arg> args,
@@ -63,7 +66,9 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 
 // Boxed kernel: replaces the op's arguments on the stack by its results, as
 // new lazy tensors computed by one AtenOpNode. Tensor arguments must be lazy
-// (or 0-dim CPU scalars, uploaded as graph inputs); Scalars become graph
+// (or 0-dim CPU scalars, uploaded as graph inputs; the tensors of a
+// `Tensor?[]` may be CPU tensors of any shape, as eager allows for index
+// tensors, and are uploaded too); Scalars become graph
 // inputs (their value does not change the graph's hash), other arguments
 // constants. Only for functional ops (no mutated argument, no view result).
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);

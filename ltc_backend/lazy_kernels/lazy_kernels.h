@@ -48,6 +48,11 @@ void RegisterDenseLinalgKernels();
 // kept in the graph (TorchToLinalg Selection.cpp, CumulativeOps.cpp, Gather.cpp).
 void RegisterSelectionKernels();
 
+// index.Tensor, index_put and _index_put_impl with integer index tensors
+// (x[i], x[i] = v, index's backward) kept in the graph (indexing_kernels.cpp;
+// TorchToLinalg AdvancedIndexing.cpp); bool/uint8 masks run eagerly.
+void RegisterIndexingKernels();
+
 // one_hot with an explicit num_classes as one lazy node (one_hot_kernel.cpp):
 // the decomposition synced the graph twice (.item()) and scattered eagerly.
 void RegisterOneHotKernel();

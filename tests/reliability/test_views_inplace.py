@@ -170,12 +170,12 @@ def test_partial_write_in_a_loop():
 
 
 def test_index_put_row_keeps_the_rest():
-    """x[idx] = v goes through index_put_ (eager per-op fallback in 1.13):
-    values must still match."""
+    """x[idx] = v goes through index_put_ (no Lazy kernel in torch 1.13; ours
+    keeps it in the graph, lazy_kernels/indexing_kernels.cpp)."""
     def fn(x):
         x[_like(x, torch.tensor([0]))] = 5.0
         return x
-    _check(fn, (3, 4), native=False)
+    _check(fn, (3, 4))
 
 
 # --- 2. as_strided over views and channels-last tensors -------------------------

@@ -367,6 +367,30 @@ dim's size replaced by index's number of elements. An index outside
 [0, size) is a runtime check failure ("index out of range in self").
 (The backward, index_add, has no lazy kernel in torch 1.13.)
 """),
+    # Advanced indexing with index tensors (AdvancedIndexing.cpp; verifiers in
+    # AdvancedIndexingOps.cpp).
+    "index.Tensor": verified("self[indices]: advanced indexing with index tensors", """
+indices is a `torch.prim.ListConstruct` of at most rank(self) vtensors and
+Nones (a `Tensor?[]`); element k indexes self's dim k, None (and every dim
+past the list) keeps the whole dim. Integer index tensors broadcast
+together; their broadcast shape replaces the indexed dims in the result,
+where the first indexed dim was when the indexed dims are adjacent, else at
+the front. Negative indices count from the end. An index outside
+[-size, size) is a runtime check failure ("index ... is out of bounds for
+dimension ..."). Bool/ui8 masks give data-dependent shapes (only the dtype
+is verified then).
+"""),
+    "index_put": verified("self with self[indices] = values (or += with accumulate)", """
+indices as in `aten.index.Tensor`; values has self's dtype and broadcasts
+to the shape of self[indices]; the result has self's type. Without
+accumulate, duplicate indices keep one of the values (the lowering writes in
+row-major order, so the last one); with accumulate, values add up in
+row-major order.
+"""),
+    "_index_put_impl": verified("index_put (unsafe only skips checks in ATen)", """
+The functional form of `_index_put_impl_`, which index's backward calls with
+accumulate=True; verified and lowered as `aten.index_put`.
+"""),
     "embedding": verified("rows of weight [V, D] at indices: result indices.shape + [D]", """
 indices is an si64/si32 tensor of any shape. An index outside [0, V) is
 a runtime check failure ("index out of range in self"). padding_idx,

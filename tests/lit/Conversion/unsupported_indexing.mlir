@@ -43,3 +43,14 @@ func.func @scatter_bool_src(%self: !torch.vtensor<[4,5],f32>, %src: !torch.vtens
   %0 = torch.aten.select_scatter %self, %src, %dim, %index : (!torch.vtensor<[4,5],f32>, !torch.vtensor<[4],i1>, !torch.int, !torch.int) -> !torch.vtensor<[4,5],f32>
   return %0 : !torch.vtensor<[4,5],f32>
 }
+
+// -----
+
+// A bool mask selects a data-dependent number of elements: not lowered
+// (ltc_backend runs masks through the eager fallback anyway).
+func.func @index_mask(%x: !torch.vtensor<[4,5],f32>, %m: !torch.vtensor<[4],i1>) -> !torch.vtensor<[2,5],f32> {
+  %l = torch.prim.ListConstruct %m : (!torch.vtensor<[4],i1>) -> !torch.list<vtensor<[4],i1>>
+  // expected-error @+1 {{unsupported op 'torch.aten.index.Tensor': indices must be integer tensors (bool/uint8 masks have a data-dependent shape)}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[4],i1>>) -> !torch.vtensor<[2,5],f32>
+  return %0 : !torch.vtensor<[2,5],f32>
+}

@@ -32,3 +32,24 @@ func.func @views(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[2],si64>) ->
   %5 = torch.aten.sgn %3 : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
   return %1, %5, %4 : !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.vtensor<[4,2],f32>
 }
+
+// Advanced indexing: a Tensor?[] of index tensors and Nones (typed by its
+// first tensor, as ltc_backend prints it); masks (i1) are accepted with any
+// result shape (it depends on their values).
+// CHECK-LABEL: func.func @advanced_indexing
+// CHECK: torch.prim.ListConstruct %{{.*}}, %{{.*}}, %{{.*}} : (!torch.none, !torch.vtensor<[2,1],si64>, !torch.vtensor<[3],si64>) -> !torch.list<vtensor<[2,1],si64>>
+// CHECK: torch.aten.index.Tensor
+// CHECK: torch.aten.index_put
+// CHECK: torch.aten._index_put_impl
+// CHECK: torch.aten.index.Tensor
+func.func @advanced_indexing(%x: !torch.vtensor<[4,5,6],f32>, %i: !torch.vtensor<[2,1],si64>, %j: !torch.vtensor<[3],si64>, %v: !torch.vtensor<[3],f32>, %m: !torch.vtensor<[4],i1>) -> (!torch.vtensor<[4,2,3],f32>, !torch.vtensor<[4,5,6],f32>, !torch.vtensor<[4,5,6],f32>, !torch.vtensor<[2,5,6],f32>) {
+  %none = torch.constant.none
+  %true = torch.constant.bool true
+  %l = torch.prim.ListConstruct %none, %i, %j : (!torch.none, !torch.vtensor<[2,1],si64>, !torch.vtensor<[3],si64>) -> !torch.list<vtensor<[2,1],si64>>
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[2,1],si64>>) -> !torch.vtensor<[4,2,3],f32>
+  %1 = torch.aten.index_put %x, %l, %v, %true : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[2,1],si64>>, !torch.vtensor<[3],f32>, !torch.bool) -> !torch.vtensor<[4,5,6],f32>
+  %2 = torch.aten._index_put_impl %x, %l, %0, %true, %true : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[2,1],si64>>, !torch.vtensor<[4,2,3],f32>, !torch.bool, !torch.bool) -> !torch.vtensor<[4,5,6],f32>
+  %lm = torch.prim.ListConstruct %m : (!torch.vtensor<[4],i1>) -> !torch.list<vtensor<[4],i1>>
+  %3 = torch.aten.index.Tensor %x, %lm : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[4],i1>>) -> !torch.vtensor<[2,5,6],f32>
+  return %0, %1, %2, %3 : !torch.vtensor<[4,2,3],f32>, !torch.vtensor<[4,5,6],f32>, !torch.vtensor<[4,5,6],f32>, !torch.vtensor<[2,5,6],f32>
+}

@@ -132,3 +132,82 @@ func.func @index_select_count(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<
   %0 = torch.aten.index_select %x, %int1, %i : (!torch.vtensor<[4,5],f32>, !torch.int, !torch.vtensor<[2],si64>) -> !torch.vtensor<[4,3],f32>
   return %0 : !torch.vtensor<[4,3],f32>
 }
+
+// -----
+
+// x[:, i, j] of a [4,5,6] x with i [2,1] and j [3]: [4,2,3].
+func.func @index_tensor_shape(%x: !torch.vtensor<[4,5,6],f32>, %i: !torch.vtensor<[2,1],si64>, %j: !torch.vtensor<[3],si64>) -> !torch.vtensor<[4,3,2],f32> {
+  %none = torch.constant.none
+  %l = torch.prim.ListConstruct %none, %i, %j : (!torch.none, !torch.vtensor<[2,1],si64>, !torch.vtensor<[3],si64>) -> !torch.list<vtensor<[2,1],si64>>
+  // expected-error @+1 {{'torch.aten.index.Tensor' op result shape [4,3,2] differs from the indexing result's [4,2,3]}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[2,1],si64>>) -> !torch.vtensor<[4,3,2],f32>
+  return %0 : !torch.vtensor<[4,3,2],f32>
+}
+
+// -----
+
+// Non-adjacent indexed dims put the broadcast shape in front: [3,5].
+func.func @index_tensor_non_adjacent(%x: !torch.vtensor<[4,5,6],f32>, %i: !torch.vtensor<[3],si64>) -> !torch.vtensor<[5,3],f32> {
+  %none = torch.constant.none
+  %l = torch.prim.ListConstruct %i, %none, %i : (!torch.vtensor<[3],si64>, !torch.none, !torch.vtensor<[3],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten.index.Tensor' op result shape [5,3] differs from the indexing result's [3,5]}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5,6],f32>, !torch.list<vtensor<[3],si64>>) -> !torch.vtensor<[5,3],f32>
+  return %0 : !torch.vtensor<[5,3],f32>
+}
+
+// -----
+
+func.func @index_tensor_float_index(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[3],f32>) -> !torch.vtensor<[3,5],f32> {
+  %l = torch.prim.ListConstruct %i : (!torch.vtensor<[3],f32>) -> !torch.list<vtensor<[3],f32>>
+  // expected-error @+1 {{'torch.aten.index.Tensor' op index 0 must be an integer or bool tensor or None}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[3],f32>>) -> !torch.vtensor<[3,5],f32>
+  return %0 : !torch.vtensor<[3,5],f32>
+}
+
+// -----
+
+func.func @index_tensor_too_many(%x: !torch.vtensor<[4],f32>, %i: !torch.vtensor<[3],si64>) -> !torch.vtensor<[3],f32> {
+  %l = torch.prim.ListConstruct %i, %i : (!torch.vtensor<[3],si64>, !torch.vtensor<[3],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten.index.Tensor' op has 2 indices for a self of rank 1}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4],f32>, !torch.list<vtensor<[3],si64>>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+func.func @index_tensor_no_broadcast(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[3],si64>, %j: !torch.vtensor<[2],si64>) -> !torch.vtensor<[3],f32> {
+  %l = torch.prim.ListConstruct %i, %j : (!torch.vtensor<[3],si64>, !torch.vtensor<[2],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten.index.Tensor' op index tensors of shapes [3], [2] cannot be broadcast together}}
+  %0 = torch.aten.index.Tensor %x, %l : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[3],si64>>) -> !torch.vtensor<[3],f32>
+  return %0 : !torch.vtensor<[3],f32>
+}
+
+// -----
+
+func.func @index_put_values_dtype(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[3],si64>, %v: !torch.vtensor<[3,5],f64>) -> !torch.vtensor<[4,5],f32> {
+  %false = torch.constant.bool false
+  %l = torch.prim.ListConstruct %i : (!torch.vtensor<[3],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten.index_put' op values dtype 'f64' differs from self's 'f32'}}
+  %0 = torch.aten.index_put %x, %l, %v, %false : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[3],si64>>, !torch.vtensor<[3,5],f64>, !torch.bool) -> !torch.vtensor<[4,5],f32>
+  return %0 : !torch.vtensor<[4,5],f32>
+}
+
+// -----
+
+func.func @index_put_values_shape(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[3],si64>, %v: !torch.vtensor<[2,5],f32>) -> !torch.vtensor<[4,5],f32> {
+  %true = torch.constant.bool true
+  %l = torch.prim.ListConstruct %i : (!torch.vtensor<[3],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten._index_put_impl' op values of shape [2,5] cannot be broadcast to the indexing result of shape [3,5]}}
+  %0 = torch.aten._index_put_impl %x, %l, %v, %true, %true : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[3],si64>>, !torch.vtensor<[2,5],f32>, !torch.bool, !torch.bool) -> !torch.vtensor<[4,5],f32>
+  return %0 : !torch.vtensor<[4,5],f32>
+}
+
+// -----
+
+func.func @index_put_result_type(%x: !torch.vtensor<[4,5],f32>, %i: !torch.vtensor<[3],si64>, %v: !torch.vtensor<[5],f32>) -> !torch.vtensor<[3,5],f32> {
+  %true = torch.constant.bool true
+  %l = torch.prim.ListConstruct %i : (!torch.vtensor<[3],si64>) -> !torch.list<vtensor<[3],si64>>
+  // expected-error @+1 {{'torch.aten.index_put' op result type '!torch.vtensor<[3,5],f32>' differs from self's '!torch.vtensor<[4,5],f32>'}}
+  %0 = torch.aten.index_put %x, %l, %v, %true : (!torch.vtensor<[4,5],f32>, !torch.list<vtensor<[3],si64>>, !torch.vtensor<[5],f32>, !torch.bool) -> !torch.vtensor<[3,5],f32>
+  return %0 : !torch.vtensor<[3,5],f32>
+}

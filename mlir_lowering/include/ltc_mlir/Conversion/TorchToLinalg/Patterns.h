@@ -64,6 +64,11 @@ void populateDiagonalPatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+/// Called by populateIndexingPatterns (IndexSelect.cpp, AdvancedIndexing.cpp).
+void populateIndexSelectPatterns(TorchTypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
+void populateAdvancedIndexingPatterns(TorchTypeConverter &typeConverter,
+                                      mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(TorchTypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(TorchTypeConverter &typeConverter,

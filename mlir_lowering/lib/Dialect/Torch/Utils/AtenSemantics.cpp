@@ -28,6 +28,56 @@ bool isBroadcastableTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   return true;
 }
 
+std::optional<AdvancedIndexing> getAdvancedIndexing(
+    ArrayRef<int64_t> selfShape,
+    ArrayRef<std::optional<ArrayRef<int64_t>>> indexShapes) {
+  int64_t rank = selfShape.size();
+  if (static_cast<int64_t>(indexShapes.size()) > rank)
+    return std::nullopt;
+  AdvancedIndexing r;
+  SmallVector<int64_t> indexed;
+  for (auto [k, shape] : llvm::enumerate(indexShapes)) {
+    if (!shape)
+      continue;
+    indexed.push_back(k);
+    // Broadcast r.broadcastShape with *shape (aligned at the trailing dims).
+    SmallVector<int64_t> &b = r.broadcastShape;
+    if (shape->size() > b.size())
+      b.insert(b.begin(), shape->size() - b.size(), 1);
+    size_t lead = b.size() - shape->size();
+    for (auto [i, size] : llvm::enumerate(*shape)) {
+      int64_t &out = b[lead + i];
+      if (out == 1)
+        out = size;
+      else if (size != 1 && size != out)
+        return std::nullopt;
+    }
+  }
+  if (indexed.empty())
+    return std::nullopt;
+  bool adjacent = indexed.back() - indexed.front() + 1 ==
+                  static_cast<int64_t>(indexed.size());
+  r.broadcastStart = adjacent ? indexed.front() : 0;
+  r.resultDimOfSelfDim.assign(rank, -1);
+  int64_t numBroadcast = r.broadcastShape.size();
+  int64_t next = adjacent ? 0 : numBroadcast;
+  for (int64_t k = 0; k < rank; ++k) {
+    bool isIndexed = k < static_cast<int64_t>(indexShapes.size()) &&
+                     indexShapes[k].has_value();
+    if (adjacent && k == indexed.front())
+      next += numBroadcast;
+    if (!isIndexed)
+      r.resultDimOfSelfDim[k] = next++;
+  }
+  r.resultShape.assign(next, 0);
+  for (int64_t k = 0; k < rank; ++k)
+    if (r.resultDimOfSelfDim[k] >= 0)
+      r.resultShape[r.resultDimOfSelfDim[k]] = selfShape[k];
+  for (int64_t i = 0; i < numBroadcast; ++i)
+    r.resultShape[r.broadcastStart + i] = r.broadcastShape[i];
+  return r;
+}
+
 bool isBoolDtype(Type dtype) { return dtype && dtype.isSignlessInteger(1); }
 
 bool isUnsignedDtype(Type dtype) {

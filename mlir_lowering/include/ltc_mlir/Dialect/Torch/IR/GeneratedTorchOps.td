@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 342 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 345 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -57,6 +57,20 @@ def Torch_AtenAdaptiveAvgPool3dBackwardOp : Torch_AtenOp<"_adaptive_avg_pool3d_b
   let summary = "gradient of _adaptive_avg_pool3d";
   let arguments = (ins Torch_VTensor:$grad_output, Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
+}
+
+// aten::_index_put_impl(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor
+def Torch_AtenIndexPutImplOp : Torch_AtenOp<"_index_put_impl", [Pure]> {
+  let summary = "index_put (unsafe only skips checks in ATen)";
+  let description = [{
+    The functional form of `_index_put_impl_`, which index's backward calls with
+    accumulate=True; verified and lowered as `aten.index_put`.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices,
+                       Torch_VTensor:$values, Torch_Bool:$accumulate,
+                       Torch_Bool:$unsafe);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
 }
 
 // aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -1201,6 +1215,25 @@ def Torch_AtenI0Op : Torch_ElementwiseOp<"i0", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+def Torch_AtenIndexTensorOp : Torch_AtenOp<"index.Tensor", [Pure]> {
+  let summary = "self[indices]: advanced indexing with index tensors";
+  let description = [{
+    indices is a `torch.prim.ListConstruct` of at most rank(self) vtensors and
+    Nones (a `Tensor?[]`); element k indexes self's dim k, None (and every dim
+    past the list) keeps the whole dim. Integer index tensors broadcast
+    together; their broadcast shape replaces the indexed dims in the result,
+    where the first indexed dim was when the indexed dims are adjacent, else at
+    the front. Negative indices count from the end. An index outside
+    [-size, size) is a runtime check failure ("index ... is out of bounds for
+    dimension ..."). Bool/ui8 masks give data-dependent shapes (only the dtype
+    is verified then).
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
+}
+
 // aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 def Torch_AtenIndexAddOp : Torch_AtenOp<"index_add", [Pure]> {
   let summary = "self with alpha * source added at index along dim";
@@ -1232,6 +1265,22 @@ def Torch_AtenIndexFillIntTensorOp : Torch_AtenOp<"index_fill.int_Tensor", [Pure
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
                        Torch_VTensor:$index, Torch_VTensor:$value);
   let results = (outs Torch_VTensor:$result);
+}
+
+// aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+def Torch_AtenIndexPutOp : Torch_AtenOp<"index_put", [Pure]> {
+  let summary = "self with self[indices] = values (or += with accumulate)";
+  let description = [{
+    indices as in `aten.index.Tensor`; values has self's dtype and broadcasts
+    to the shape of self[indices]; the result has self's type. Without
+    accumulate, duplicate indices keep one of the values (the lowering writes in
+    row-major order, so the last one); with accumulate, values add up in
+    row-major order.
+  }];
+  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices,
+                       Torch_VTensor:$values, Torch_Bool:$accumulate);
+  let results = (outs Torch_VTensor:$result);
+  let hasVerifier = 1;
 }
 
 // aten::index_select(Tensor self, int dim, Tensor index) -> Tensor

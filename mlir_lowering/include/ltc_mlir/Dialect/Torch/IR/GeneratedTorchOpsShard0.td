@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 171 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 170 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -795,13 +795,6 @@ def Torch_AtenHsplitIntOp : Torch_AtenOp<"hsplit.int", [Pure]> {
   let summary = "`aten::hsplit.int`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$sections);
   let results = (outs Torch_List:$result);
-}
-
-// aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-def Torch_AtenIndexTensorOp : Torch_AtenOp<"index.Tensor", [Pure]> {
-  let summary = "`aten::index.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::inverse(Tensor self) -> Tensor

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 137 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 136 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -636,14 +636,6 @@ def Torch_AtenHstackOp : Torch_AtenOp<"hstack", [Pure]> {
 def Torch_AtenImagOp : Torch_AtenOp<"imag", [Pure]> {
   let summary = "`aten::imag`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
-def Torch_AtenIndexPutOp : Torch_AtenOp<"index_put", [Pure]> {
-  let summary = "`aten::index_put`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices,
-                       Torch_VTensor:$values, Torch_Bool:$accumulate);
   let results = (outs Torch_VTensor:$result);
 }
 

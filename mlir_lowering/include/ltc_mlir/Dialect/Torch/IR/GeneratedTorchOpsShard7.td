@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 155 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 154 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -177,15 +177,6 @@ def Torch_AtenHistogramddFromBinCtsOp : Torch_AtenOp<"_histogramdd_from_bin_cts"
   let arguments = (ins Torch_VTensor:$self, Torch_List:$bins,
                        Torch_OptionalList:$range,
                        Torch_OptionalVTensor:$weight, Torch_Bool:$density);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::_index_put_impl(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False, bool unsafe=False) -> Tensor
-def Torch_AtenIndexPutImplOp : Torch_AtenOp<"_index_put_impl", [Pure]> {
-  let summary = "`aten::_index_put_impl`";
-  let arguments = (ins Torch_VTensor:$self, Torch_List:$indices,
-                       Torch_VTensor:$values, Torch_Bool:$accumulate,
-                       Torch_Bool:$unsafe);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -34,6 +34,29 @@ std::optional<int64_t> normalizeDim(int64_t dim, int64_t rank);
 bool isBroadcastableTo(llvm::ArrayRef<int64_t> from,
                        llvm::ArrayRef<int64_t> to);
 
+/// Advanced indexing `self[indices]` (aten.index.Tensor, aten.index_put)
+/// with index tensors: where the broadcast index tensors and self's other
+/// dims go in the result.
+struct AdvancedIndexing {
+  /// The index tensors' shapes broadcast together (ATen broadcasting).
+  llvm::SmallVector<int64_t> broadcastShape;
+  /// The result dim where broadcastShape starts: the first indexed dim when
+  /// the indexed dims are adjacent, else 0 (eager moves it to the front).
+  int64_t broadcastStart = 0;
+  llvm::SmallVector<int64_t> resultShape;
+  /// Per self dim: its result dim, or -1 for an indexed dim.
+  llvm::SmallVector<int64_t> resultDimOfSelfDim;
+};
+
+/// The result layout of self[indices], where `indexShapes[k]` is the shape
+/// of the index tensor for self's dim k, or std::nullopt for None (the whole
+/// dim is kept, as are the dims past the list's end). std::nullopt when
+/// there are more indices than dims, no index tensor at all, or the index
+/// shapes do not broadcast together.
+std::optional<AdvancedIndexing> getAdvancedIndexing(
+    llvm::ArrayRef<int64_t> selfShape,
+    llvm::ArrayRef<std::optional<llvm::ArrayRef<int64_t>>> indexShapes);
+
 //===----------------------------------------------------------------------===//
 // Dtypes (the element types of !torch.vtensor: f16, bf16, f32, f64, si8,
 // si16, si32, si64, ui8 and i1 for bool)

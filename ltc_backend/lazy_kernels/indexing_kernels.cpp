@@ -1,0 +1,106 @@
+// Advanced indexing with integer index tensors kept in the lazy graph.
+//
+// torch 1.13 has no Lazy kernel for index.Tensor (x[i], x[:, i], x[i, j])
+// nor for index_put / _index_put_impl (x[i] = v and x[i] += v reach
+// index_put through functionalization; index's backward calls
+// _index_put_impl_ with accumulate=True, functionalized to
+// _index_put_impl): each ran through the eager fallback, cutting the graph.
+// They become AtenOpNodes whose `Tensor?[]` operand holds the index tensors
+// (lazy or CPU) and Nones. Bool/uint8 masks select a data-dependent number
+// of elements, so calls with one keep the eager fallback. Lowered by
+// TorchToLinalg AdvancedIndexing.cpp.
+#include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/aten_op_node.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+using torch::lazy::Shape;
+
+const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                       size_t i) {
+  return stack[stack.size() - op.schema().arguments().size() + i];
+}
+
+at::Tensor MetaOf(const at::Tensor& t) {
+  return at::empty(t.sizes(), t.options().device(c10::kMeta));
+}
+
+c10::List<c10::optional<at::Tensor>> MetaIndices(const c10::IValue& indices) {
+  c10::List<c10::optional<at::Tensor>> meta;
+  for (const c10::IValue& e : indices.toListRef())
+    meta.push_back(e.isTensor() && e.toTensor().defined()
+                       ? c10::optional<at::Tensor>(MetaOf(e.toTensor()))
+                       : c10::nullopt);
+  return meta;
+}
+
+// Whether `indices` (a Tensor?[]) holds a bool or uint8 mask.
+bool HasMask(const c10::IValue& indices) {
+  for (const c10::IValue& e : indices.toListRef()) {
+    if (!e.isTensor() || !e.toTensor().defined()) continue;
+    at::ScalarType dtype = e.toTensor().scalar_type();
+    if (dtype == at::kBool || dtype == at::kByte) return true;
+  }
+  return false;
+}
+
+// self[indices] on meta tensors: the result's shape, and eager's errors for
+// bad indices ("too many indices", non-integer dtypes, shapes that do not
+// broadcast).
+at::Tensor MetaIndexResult(const at::Tensor& self, const c10::IValue& indices) {
+  return at::index(MetaOf(self), MetaIndices(indices));
+}
+
+// index.Tensor(self, indices)
+std::vector<Shape> IndexShapes(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  at::Tensor result = MetaIndexResult(Arg(op, stack, 0).toTensor(), Arg(op, stack, 1));
+  return {Shape(result.scalar_type(), result.sizes())};
+}
+
+// index_put / _index_put_impl(self, indices, values, accumulate[, unsafe]):
+// shaped as self, with eager's checks of values (ATen's
+// make_index_put_iterator, which the Meta kernel does not run).
+std::vector<Shape> IndexPutShapes(const c10::OperatorHandle& op,
+                                  const torch::jit::Stack& stack) {
+  const at::Tensor& self = Arg(op, stack, 0).toTensor();
+  const at::Tensor& values = Arg(op, stack, 2).toTensor();
+  at::Tensor result = MetaIndexResult(self, Arg(op, stack, 1));
+  TORCH_CHECK(at::is_expandable_to(values.sizes(), result.sizes()), "shape mismatch: value tensor of shape ",
+              values.sizes(), " cannot be broadcast to indexing result of shape ", result.sizes());
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(),
+              "Index put requires the source and destination dtypes match, got ",
+              self.scalar_type(), " for the destination and ", values.scalar_type(),
+              " for the source.");
+  return {Shape(self.scalar_type(), self.sizes())};
+}
+
+// The Lazy kernel: masks run eagerly, everything else becomes a graph op.
+void IndexingKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  if (HasMask(Arg(op, *stack, 1))) return RunEagerFallback(op, stack);
+  CallAtenOpLazily(op, stack);
+}
+
+}  // namespace
+
+void RegisterIndexingKernels() {
+  // Records the shape functions (and a plain CallAtenOpLazily kernel, which
+  // the mask-aware one below replaces).
+  RegisterAtenOpKernel("index.Tensor", &IndexShapes);
+  RegisterAtenOpKernel("index_put", &IndexPutShapes);
+  RegisterAtenOpKernel("_index_put_impl", &IndexPutShapes);
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;  // replaces the kernels registered just above
+  for (const char* name : {"index.Tensor", "index_put", "_index_put_impl"})
+    lib->impl(name, torch::CppFunction::makeFromBoxedFunction<&IndexingKernel>());
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
