@@ -27,6 +27,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/CrashRecoveryContext.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
@@ -59,11 +60,19 @@ std::unique_ptr<llvm::TargetMachine> hostTargetMachine(unsigned optLevel,
       static_cast<llvm::CodeGenOptLevel>(std::min(optLevel, 3u))));
 }
 
+/// Below this many instructions a module is compiled in one piece (cutting
+/// it costs more than the second thread saves).
+constexpr size_t kMinInstructionsToSplit = 2000;
+/// More parts add clones and objects but little speed.
+constexpr unsigned kMaxParts = 8;
+
 unsigned codegenThreads() {
   if (const char *text = std::getenv("LTC_MLIR_COMPILE_THREADS"))
     if (int n = std::atoi(text); n > 0)
       return static_cast<unsigned>(n);
-  return std::max(1u, std::thread::hardware_concurrency());
+  // The CPUs this process may run on (affinity), not the machine's.
+  unsigned cpus = llvm::hardware_concurrency().compute_thread_count();
+  return std::clamp(cpus, 1u, kMaxParts);
 }
 
 size_t instructionCount(const llvm::Function &function) {
@@ -219,7 +228,11 @@ bool compileToObjects(std::unique_ptr<llvm::Module> module,
     if (!machine || !optimizeModule(*module, *machine, options, error))
       return false;
   }
-  unsigned threads = codegenThreads();
+  size_t instructions = 0;
+  for (const llvm::Function &function : *module)
+    instructions += instructionCount(function);
+  unsigned threads =
+      instructions < kMinInstructionsToSplit ? 1 : codegenThreads();
   if (threads <= 1) {
     objects.emplace_back();
     return emitObject(*module, options, objects.back(), error);
