@@ -112,8 +112,8 @@ bool emitObject(llvm::Module &module, const CodegenOptions &options,
       hostTargetMachine(options.optLevel, options.features, error);
   if (!machine)
     return false;
-  module.setDataLayout(machine->createDataLayout());
-  module.setTargetTriple(machine->getTargetTriple());
+  // The data layout and triple were set by optimizeModule (bitcode keeps
+  // them in every part).
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream stream(buffer);
   llvm::legacy::PassManager passes;
@@ -140,22 +140,20 @@ std::vector<std::string> splitToBitcode(llvm::Module &module, unsigned parts) {
     value.setLinkage(llvm::GlobalValue::ExternalLinkage);
     value.setVisibility(llvm::GlobalValue::HiddenVisibility);
   }
-  // Largest first, each to the least loaded part.
-  std::vector<llvm::Function *> functions;
+  // Largest first, each to the least loaded part (sizes counted once).
+  std::vector<std::pair<size_t, llvm::Function *>> functions;
   for (llvm::Function &function : module)
     if (!function.isDeclaration())
-      functions.push_back(&function);
+      functions.push_back({instructionCount(function), &function});
   std::stable_sort(functions.begin(), functions.end(),
-                   [](llvm::Function *a, llvm::Function *b) {
-                     return instructionCount(*a) > instructionCount(*b);
-                   });
+                   [](const auto &a, const auto &b) { return a.first > b.first; });
   parts = std::max(1u, std::min<unsigned>(parts, functions.size()));
   std::vector<size_t> load(parts, 0);
   llvm::DenseMap<const llvm::GlobalValue *, unsigned> partOf;
-  for (llvm::Function *function : functions) {
+  for (auto [size, function] : functions) {
     unsigned part = std::min_element(load.begin(), load.end()) - load.begin();
     partOf[function] = part;
-    load[part] += instructionCount(*function) + 1;
+    load[part] += size + 1;
   }
   std::vector<std::string> bitcode(parts);
   for (unsigned part = 0; part < parts; ++part) {
