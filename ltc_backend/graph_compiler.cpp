@@ -149,8 +149,9 @@ void WarnCacheProblem(const std::string& warning) {
 
 // The persistent-cache key of a module compiled with `options`.
 std::string CacheKey(const std::string& module_text, const CompileOptions& options) {
-  static const std::string fingerprint = compilerFingerprint(options);
-  return sha256Hex(module_text + "\n" + fingerprint);
+  // Not cached: the options it covers (LTC_MLIR_EXTERNAL_GEMM, the
+  // optimization level) may change between graphs; it costs microseconds.
+  return sha256Hex(module_text + "\n" + compilerFingerprint(options));
 }
 
 // A graph compiled by an earlier process, or a null function.
@@ -243,6 +244,9 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   options.maxReproducers = kMaxReproducers;
   if (const char* level = std::getenv("LTC_MLIR_OPT_LEVEL"))  // experiments only
     options.optLevel = static_cast<unsigned>(std::atoi(level));
+  // LTC_MLIR_EXTERNAL_GEMM=0: generated matmul kernels instead of oneDNN's.
+  if (const char* gemm = std::getenv("LTC_MLIR_EXTERNAL_GEMM"))
+    options.externalGemm = std::string(gemm) != "0";
   options.symbolResolver = [](const std::string& symbol) {
     if (void* address = runtime::resolveRuntimeSymbol(symbol)) return address;
     return runtime::resolveOpenMPSymbol(symbol);

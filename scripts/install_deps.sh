@@ -6,7 +6,7 @@ PACKAGES=(
   libtorch-dev python3-torch python3-torchvision
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
   python3-dev pybind11-dev libgtest-dev python3-pytest python3-pytest-xdist python3-hypothesis
-  cmake ninja-build ccache g++ libopenblas0-pthread
+  cmake ninja-build ccache g++ libopenblas0-pthread libdnnl-dev
   python3-matplotlib
 )
 missing=()

@@ -123,6 +123,7 @@ void Executable::run(const std::vector<Arg> &inputs,
   std::atomic<int64_t> failedCheck{-1};
   std::atomic<int64_t> *previousSlot = exchangeCheckSlot(&failedCheck);
   entry_(packed.data()); // compiled code: returns normally, never throws
+  releaseThreads();
   exchangeCheckSlot(previousSlot);
   int64_t orphan = takeOrphanCheckFailure();
   int64_t index = failedCheck.load();

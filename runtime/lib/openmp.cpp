@@ -15,17 +15,23 @@ struct OpenMPLibrary {
   std::string error;
   void (*setNumThreads)(int) = nullptr;
   void (*setBlocktime)(int) = nullptr;
+  int (*pauseAll)(int) = nullptr;
   bool userBlocktime = false;
 };
+
+/// omp_pause_resource_t's omp_pause_soft (OpenMP 5.0).
+constexpr int kOmpPauseSoft = 1;
 
 OpenMPLibrary &library() {
   static OpenMPLibrary lib = [] {
     OpenMPLibrary l;
-    // libomp reads KMP_BLOCKTIME when it initializes: idle workers must not
-    // spin after a graph, or the eager torch ops that follow run ~3x slower.
-    // A user's explicit setting wins.
+    // Workers spin between the parallel regions of a graph (libomp's
+    // default blocktime: waking sleeping threads for each of a step's
+    // hundreds of loops cost more than the loops), and are put to sleep
+    // after each graph (releaseThreads), so the eager torch ops that follow
+    // keep both cores. Without omp_pause_resource_all, blocktime 0 instead.
+    // A user's KMP_BLOCKTIME wins.
     l.userBlocktime = std::getenv("KMP_BLOCKTIME") != nullptr;
-    setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
     // RTLD_LOCAL: libomp also defines omp_* and GOMP_* which must keep
     // resolving to libgomp for libtorch.
     l.handle = dlopen(LTC_MLIR_LIBOMP_PATH, RTLD_NOW | RTLD_LOCAL);
@@ -40,6 +46,8 @@ OpenMPLibrary &library() {
         reinterpret_cast<void (*)(int)>(dlsym(l.handle, "omp_set_num_threads"));
     l.setBlocktime =
         reinterpret_cast<void (*)(int)>(dlsym(l.handle, "kmp_set_blocktime"));
+    l.pauseAll = reinterpret_cast<int (*)(int)>(
+        dlsym(l.handle, "omp_pause_resource_all"));
     return l;
   }();
   return lib;
@@ -75,9 +83,17 @@ void applyThreadSettings() {
     return;
   if (lib.setNumThreads)
     lib.setNumThreads(n);
-  if (lib.setBlocktime && !lib.userBlocktime)
+  if (lib.setBlocktime && !lib.userBlocktime && !lib.pauseAll)
     lib.setBlocktime(0);
   appliedThreads = n;
+}
+
+void releaseThreads() {
+  OpenMPLibrary &lib = library();
+  // A soft pause makes spinning workers sleep now; the next parallel region
+  // wakes them. With a user's blocktime their spinning is what was asked.
+  if (lib.pauseAll && !lib.userBlocktime)
+    lib.pauseAll(kOmpPauseSoft);
 }
 
 } // namespace runtime

@@ -8,6 +8,7 @@
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
 #include "ltc_mlir/runtime/buffer_cache.h"
+#include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
 
 #include <atomic>
@@ -43,6 +44,8 @@ int64_t takeOrphanCheckFailure() {
 void *resolveRuntimeSymbol(const std::string &name) {
   if (name == "ltc_mlir_rt_check_failed")
     return reinterpret_cast<void *>(&ltc_mlir_rt_check_failed);
+  if (void *gemm = resolveGemmSymbol(name))
+    return gemm;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

@@ -402,8 +402,10 @@ bool Compilation::run() {
     dump("linalg", printToString(*module));
   markStage("torch_to_linalg");
 
-  if (!runPipeline("ltc-linalg-to-llvm", [](OpPassManager &pm) {
-        return buildLinalgToLLVMPipeline(pm);
+  LinalgToLLVMOptions lowering;
+  lowering.externalGemm = options.externalGemm;
+  if (!runPipeline("ltc-linalg-to-llvm", [&](OpPassManager &pm) {
+        return buildLinalgToLLVMPipeline(pm, lowering);
       }))
     return false;
   if (!options.dumpDir.empty())

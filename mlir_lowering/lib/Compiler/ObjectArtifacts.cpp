@@ -108,6 +108,7 @@ std::string compilerFingerprint(const CompileOptions &options) {
   text += "cpu " + llvm::sys::getHostCPUName().str() + "\n";
   text += "features " + detail::jitTargetFeatures(options.targetFeatures) + "\n";
   text += "opt " + std::to_string(std::min(options.optLevel, 3u)) + "\n";
+  text += std::string("external-gemm ") + (options.externalGemm ? "1" : "0") + "\n";
   text += "library " + libraryIdentity() + "\n";
   return sha256Hex(text);
 }

@@ -34,6 +34,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // K, see BlockAccumulation.cpp).
   os << "func.func(ltc-fold-zero-trip-loops),ltc-prepare-function-boundaries,"
      << "func.func(ltc-fold-transposes-into-contractions),"
+     << (options.externalGemm ? "func.func(ltc-select-external-gemms)," : "")
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")
      << " vectorize=" << (options.vectorize ? "true" : "false") << "}),"
@@ -55,6 +56,9 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << "func.func(scf-forall-to-parallel),"
      << "buffer-deallocation-pipeline,canonicalize,cse,";
   // Loops and vectors: serial loops inside tiles, outer scf.parallel -> omp.
+  if (options.externalGemm)
+    os << "ltc-lower-external-gemms{parallel="
+       << (options.parallelize ? "true" : "false") << "},";
   os << "func.func(convert-linalg-to-loops,"
         "convert-vector-to-scf{full-unroll=true target-rank=1},"
         "lower-vector-multi-reduction,lower-vector-mask),"
@@ -205,12 +209,17 @@ struct LinalgToLLVMPipelineOptions
   Option<bool> vectorize{*this, "vectorize",
                          llvm::cl::desc("Tile and vectorize linalg ops"),
                          llvm::cl::init(true)};
+  Option<bool> externalGemm{
+      *this, "external-gemm",
+      llvm::cl::desc("Large f32 contractions call the runtime GEMM"),
+      llvm::cl::init(true)};
 
   ltc_mlir::LinalgToLLVMOptions get() const {
     ltc_mlir::LinalgToLLVMOptions options;
     options.vectorBits = vectorBits;
     options.parallelize = parallel;
     options.vectorize = vectorize;
+    options.externalGemm = externalGemm;
     return options;
   }
 };
@@ -226,6 +235,8 @@ void ltc_mlir::registerPipelines() {
   registerPass(createUnitStepSubviewsPass);
   registerPass(createFoldZeroTripLoopsPass);
   registerPass(createOutlineLoopNestsPass);
+  registerPass(createSelectExternalGemmsPass);
+  registerPass(createLowerExternalGemmsPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

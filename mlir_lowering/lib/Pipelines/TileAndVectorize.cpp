@@ -504,7 +504,9 @@ void TileAndVectorizePass::runOnOperation() {
 
   SmallVector<linalg::LinalgOp> candidates;
   func.walk([&](linalg::LinalgOp op) {
-    if (op.hasPureTensorSemantics())
+    // Contractions marked for the runtime GEMM stay whole.
+    if (op.hasPureTensorSemantics() &&
+        !op->hasAttr(ltc_mlir::kExternalGemmAttr))
       candidates.push_back(op);
   });
 

@@ -1,4 +1,4 @@
-// RUN: ltc-mlir-opt %s --ltc-linalg-to-llvm="vector-bits=256" | FileCheck %s
+// RUN: ltc-mlir-opt %s --ltc-linalg-to-llvm="vector-bits=256 external-gemm=false" | FileCheck %s
 // RUN: ltc-mlir-opt %s --pass-pipeline="builtin.module(ltc-prepare-function-boundaries,func.func(ltc-tile-and-vectorize{vector-bits=256}),canonicalize,cse,func.func(loop-invariant-subset-hoisting))" | FileCheck %s --check-prefix=TILE
 
 // A matmul + bias + relu graph as TorchToLinalg produces it.

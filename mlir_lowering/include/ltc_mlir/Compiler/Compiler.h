@@ -60,6 +60,9 @@ struct CompileOptions {
   /// Keep the relocatable object code of the compiled module in
   /// CompileResult::object, for loadCompiledObject() in a later process.
   bool keepObject = false;
+  /// Large f32 contractions call the runtime GEMM (`ltc_mlir_rt_sgemm`,
+  /// which symbolResolver must then provide); off: generated kernels.
+  bool externalGemm = true;
 };
 
 /// A compiled graph. `entry` follows MLIR's packed C-interface convention:

@@ -12,18 +12,9 @@
 // by one caller-allocated out-param memref per result, returns nothing, and
 // carries `llvm.emit_c_interface` (so `_mlir_ciface_forward` exists).
 //
-// Matmul microkernel hook: linalg contractions are tiled and vectorized by
-// `ltc-tile-and-vectorize` (TileAndVectorize.cpp, `planContraction`). To use
-// an external microkernel instead (e.g. `ltc_mlir_rt_sgemm` provided by the
-// runtime and resolved through CompileOptions::symbolResolver), make
-// planContraction return "skip" for the ops the kernel handles and add, right
-// after `one-shot-bufferize` in buildLinalgToLLVMPipeline, a pass that
-// rewrites each remaining memref `linalg.matmul` into
-// `func.call @ltc_mlir_rt_sgemm(%A, %B, %C)` against a private declaration
-// with `llvm.emit_c_interface` (the runtime then exports
-// `_mlir_ciface_ltc_mlir_rt_sgemm(StridedMemRefType<float,2>*, ...)`). The
-// call may sit inside the scf.forall tiles, so the kernel must be
-// thread-safe and single-threaded.
+// Large f32 contractions are not tiled by `ltc-tile-and-vectorize`: they
+// call the runtime's GEMM (`ltc_mlir_rt_sgemm`, runtime/gemm.h) once per
+// output block, see ExternalGemm.cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef LTC_MLIR_PIPELINES_PIPELINES_H
@@ -48,6 +39,8 @@ struct LinalgToLLVMOptions {
   bool parallelize = true;
   /// SIMD register width in bits used to size tiles; 0 = the host's.
   unsigned vectorBits = 0;
+  /// Large f32 contractions call the runtime GEMM (off: generated kernels).
+  bool externalGemm = true;
 };
 
 /// The textual pipelines (without a `builtin.module(...)` anchor), useful for
@@ -85,6 +78,17 @@ std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
 /// vectorizes the register tiles; contractions are fused with their init
 /// fill and their chain of elementwise consumers.
 std::unique_ptr<mlir::Pass> createTileAndVectorizePass();
+
+/// `ltc-select-external-gemms` (func): marks large f32 linalg contractions
+/// on tensors (one M, N and K dim, any batch dims) with kExternalGemmAttr so
+/// that they are not tiled; a zero-fill init is dropped (attribute 0: C is
+/// overwritten; 1: accumulated into).
+std::unique_ptr<mlir::Pass> createSelectExternalGemmsPass();
+/// `ltc-lower-external-gemms{parallel=true}` (module): replaces the marked
+/// contractions, once bufferized, by a loop over output blocks calling
+/// `ltc_mlir_rt_sgemm` (declared privately in the module).
+std::unique_ptr<mlir::Pass> createLowerExternalGemmsPass();
+inline constexpr const char *kExternalGemmAttr = "ltc.external_gemm";
 
 /// `ltc-block-k-accumulation` (func): splits the K loop of vectorized
 /// contraction tiles (vector accumulators as iter_args) into blocks of at

@@ -3,9 +3,9 @@
 // Generated code calls __kmpc_* entry points. libtorch uses GCC's libgomp, and
 // libomp also exports GOMP_* and omp_* names, so libomp is opened privately
 // (RTLD_LOCAL) and its symbols are handed to the JIT through resolveSymbol;
-// nothing of it leaks into torch's symbol lookups. Its workers are told not
-// to spin after a parallel region (blocktime 0) so eager torch ops that run
-// between graphs keep both cores.
+// nothing of it leaks into torch's symbol lookups. Its workers spin between
+// the parallel regions of a graph and sleep after it (releaseThreads), so
+// eager torch ops that run between graphs keep both cores.
 #ifndef LTC_MLIR_RUNTIME_OPENMP_H
 #define LTC_MLIR_RUNTIME_OPENMP_H
 
@@ -22,10 +22,15 @@ void *resolveOpenMPSymbol(const std::string &name);
 void setNumThreads(int numThreads);
 int getNumThreads();
 
-/// Applies the requested thread count (and blocktime 0 unless the user set
-/// KMP_BLOCKTIME) to libomp for the calling thread; Executable::run calls it
-/// before each execution. Cheap when nothing changed.
+/// Applies the requested thread count to libomp for the calling thread;
+/// Executable::run calls it before each execution. Cheap when nothing
+/// changed.
 void applyThreadSettings();
+
+/// Puts libomp's idle workers to sleep at once (a soft pause) instead of
+/// letting them spin for the blocktime; Executable::run calls it after each
+/// execution. No-op when the user set KMP_BLOCKTIME.
+void releaseThreads();
 
 /// True when libomp could be loaded; otherwise `openMPLoadError()` says why.
 bool openMPAvailable();
