@@ -17,6 +17,10 @@ namespace llvm {
 class Module;
 } // namespace llvm
 
+namespace llvm::orc {
+class LLJIT;
+} // namespace llvm::orc
+
 namespace ltc_mlir {
 namespace detail {
 
@@ -63,6 +67,12 @@ bool compileToObjects(std::unique_ptr<llvm::Module> module,
 std::string packObjects(const std::vector<std::string> &objects);
 bool unpackObjects(const std::string &packed, std::vector<std::string> &objects,
                    std::string &error);
+
+/// With LTC_MLIR_PERF_MAP=1, every function `jit` links (the outlined loop
+/// nests included) is appended to /tmp/perf-<pid>.map as "<graph>:<name>",
+/// so that `perf report` attributes time inside compiled graphs. No-op
+/// otherwise.
+void addPerfMapPlugin(llvm::orc::LLJIT &jit, const std::string &graphName);
 
 } // namespace detail
 } // namespace ltc_mlir

@@ -180,6 +180,7 @@ CompileResult loadCompiledObject(const std::string &object,
     return fail("unresolved external symbols: " + llvm::join(unresolved, ", ") +
                 " (missing CompileOptions::symbolResolver?)");
   }
+  detail::addPerfMapPlugin(**jit, options.dumpName);
   llvm::orc::JITDylib &main = (*jit)->getMainJITDylib();
   if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(std::move(externals))))
     return fail(llvm::toString(std::move(err)));

@@ -59,7 +59,8 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   if (options.externalGemm)
     os << "ltc-lower-external-gemms{parallel="
        << (options.parallelize ? "true" : "false") << "},";
-  os << "func.func(convert-linalg-to-loops,"
+  // Strided copies bufferization inserted: loops, not memrefCopy calls.
+  os << "func.func(ltc-expand-strided-copies,convert-linalg-to-loops,"
         "convert-vector-to-scf{full-unroll=true target-rank=1},"
         "lower-vector-multi-reduction,lower-vector-mask),"
      // One function per large loop nest: what follows scales with function
@@ -237,6 +238,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createOutlineLoopNestsPass);
   registerPass(createSelectExternalGemmsPass);
   registerPass(createLowerExternalGemmsPass);
+  registerPass(createExpandStridedCopiesPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

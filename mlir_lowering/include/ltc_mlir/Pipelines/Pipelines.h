@@ -90,6 +90,11 @@ std::unique_ptr<mlir::Pass> createSelectExternalGemmsPass();
 std::unique_ptr<mlir::Pass> createLowerExternalGemmsPass();
 inline constexpr const char *kExternalGemmAttr = "ltc.external_gemm";
 
+/// `ltc-expand-strided-copies` (func): static-shaped memref.copy ops that
+/// are not contiguous row-major on both sides become linalg.copy (compiled
+/// loops) instead of calls of the element-by-element `memrefCopy`.
+std::unique_ptr<mlir::Pass> createExpandStridedCopiesPass();
+
 /// `ltc-block-k-accumulation` (func): splits the K loop of vectorized
 /// contraction tiles (vector accumulators as iter_args) into blocks of at
 /// most 256 iterations whose accumulators start at zero and are added to the
