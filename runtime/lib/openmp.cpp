@@ -21,17 +21,23 @@ struct OpenMPLibrary {
 
 /// omp_pause_resource_t's omp_pause_soft (OpenMP 5.0).
 constexpr int kOmpPauseSoft = 1;
+/// How long idle workers spin inside a graph (see library()).
+constexpr int kBlocktimeMs = 1;
 
 OpenMPLibrary &library() {
   static OpenMPLibrary lib = [] {
     OpenMPLibrary l;
-    // Workers spin between the parallel regions of a graph (libomp's
-    // default blocktime: waking sleeping threads for each of a step's
-    // hundreds of loops cost more than the loops), and are put to sleep
-    // after each graph (releaseThreads), so the eager torch ops that follow
-    // keep both cores. Without omp_pause_resource_all, blocktime 0 instead.
-    // A user's KMP_BLOCKTIME wins.
+    // Workers spin for 1 ms after a parallel region (libomp reads
+    // KMP_BLOCKTIME when it initializes): long enough to bridge the serial
+    // code between the regions of a graph (waking sleeping threads for each
+    // of a step's hundreds of loops cost more than the loops), short enough
+    // that on a machine other processes also load, a spinning worker does
+    // not hold a core the thread it waits for needs (libomp's default,
+    // 200 ms, made an MLP step 8x slower under load). After each graph
+    // they are put to sleep at once (releaseThreads), so the eager torch
+    // ops that follow keep both cores. A user's KMP_BLOCKTIME wins.
     l.userBlocktime = std::getenv("KMP_BLOCKTIME") != nullptr;
+    setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
     // RTLD_LOCAL: libomp also defines omp_* and GOMP_* which must keep
     // resolving to libgomp for libtorch.
     l.handle = dlopen(LTC_MLIR_LIBOMP_PATH, RTLD_NOW | RTLD_LOCAL);
@@ -83,8 +89,8 @@ void applyThreadSettings() {
     return;
   if (lib.setNumThreads)
     lib.setNumThreads(n);
-  if (lib.setBlocktime && !lib.userBlocktime && !lib.pauseAll)
-    lib.setBlocktime(0);
+  if (lib.setBlocktime && !lib.userBlocktime)
+    lib.setBlocktime(kBlocktimeMs);
   appliedThreads = n;
 }
 

@@ -75,6 +75,9 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << "convert-scf-to-cf,"
      // f16/bf16 math functions are computed in f32 (libm has none).
      << "math-extend-to-supported-types{target-type=f32},"
+     // Vector f32 transcendental functions as polynomials, not per-lane
+     // libm calls (ApproximateVectorMath.cpp).
+     << "func.func(ltc-approximate-vector-math),"
      // Math before vectors: convert-math-to-libm unrolls a vector op with no
      // LLVM intrinsic (math.erf) into vector.extract/insert around scalar
      // libm calls, which convert-vector-to-llvm must still see.
@@ -239,6 +242,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createSelectExternalGemmsPass);
   registerPass(createLowerExternalGemmsPass);
   registerPass(createExpandStridedCopiesPass);
+  registerPass(createApproximateVectorMathPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

@@ -4,7 +4,8 @@
 // bf16 needs no bf16 instruction (AVX512-BF16) and no __truncsfbf2 libcall:
 // the arithmetic is done in f32 (rounded to bf16 after each op, as ATen),
 // bf16 -> f32 is a 16-bit shift and f32 -> bf16 rounds to nearest even with
-// integer ops. f16/bf16 math functions are computed in f32.
+// integer ops. f16/bf16 math functions are computed in f32 (exp as its f32
+// polynomial, ltc-approximate-vector-math).
 // CHECK-LABEL: llvm.func @forward(
 // CHECK-NOT: llvm.fadd {{.*}}bf16
 // CHECK-NOT: llvm.fmul {{.*}}bf16
@@ -16,7 +17,7 @@
 // EXPAND-LABEL: llvm.func @forward(
 // EXPAND: llvm.shl %{{.*}} : vector<{{[0-9]+}}xi32>
 // EXPAND: llvm.fadd %{{.*}} : vector<{{[0-9]+}}xf32>
-// EXPAND: llvm.intr.exp(%{{.*}}) : (vector<{{[0-9]+}}xf32>)
+// EXPAND: llvm.intr.fma(%{{.*}}) : (vector<{{[0-9]+}}xf32>
 // EXPAND: llvm.lshr %{{.*}} : vector<{{[0-9]+}}xi32>
 func.func @forward(%a: tensor<64xbf16>, %b: tensor<64xbf16>) -> tensor<64xbf16> {
   %e = tensor.empty() : tensor<64xbf16>

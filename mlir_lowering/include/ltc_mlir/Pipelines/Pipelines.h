@@ -95,6 +95,11 @@ inline constexpr const char *kExternalGemmAttr = "ltc.external_gemm";
 /// loops) instead of calls of the element-by-element `memrefCopy`.
 std::unique_ptr<mlir::Pass> createExpandStridedCopiesPass();
 
+/// `ltc-approximate-vector-math` (func): f32 vector exp, expm1, log1p and
+/// erf become MLIR's polynomial approximations (LLVM would call
+/// libm once per lane).
+std::unique_ptr<mlir::Pass> createApproximateVectorMathPass();
+
 /// `ltc-block-k-accumulation` (func): splits the K loop of vectorized
 /// contraction tiles (vector accumulators as iter_args) into blocks of at
 /// most 256 iterations whose accumulators start at zero and are added to the

@@ -3,9 +3,10 @@
 // Generated code calls __kmpc_* entry points. libtorch uses GCC's libgomp, and
 // libomp also exports GOMP_* and omp_* names, so libomp is opened privately
 // (RTLD_LOCAL) and its symbols are handed to the JIT through resolveSymbol;
-// nothing of it leaks into torch's symbol lookups. Its workers spin between
-// the parallel regions of a graph and sleep after it (releaseThreads), so
-// eager torch ops that run between graphs keep both cores.
+// nothing of it leaks into torch's symbol lookups. Its workers spin for up
+// to 1 ms between the parallel regions of a graph and sleep after it
+// (releaseThreads), so eager torch ops that run between graphs keep both
+// cores.
 #ifndef LTC_MLIR_RUNTIME_OPENMP_H
 #define LTC_MLIR_RUNTIME_OPENMP_H
 
