@@ -10,29 +10,18 @@ import sys
 import pytest
 
 from isolated import run_isolated
+from lockstep_training import lockstep_mlp_training
 
 # A small training loop: 3 steps, the same graphs every step after the first.
 TRAIN = '''
 import warnings
-torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4))
-eager = __import__("copy").deepcopy(model)
-model = model.to("lazy")
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-eager_opt = torch.optim.SGD(eager.parameters(), lr=0.1)
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    for step in range(3):
-        x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
-        for net, o, dev in ((model, opt, "lazy"), (eager, eager_opt, "cpu")):
-            loss = torch.nn.functional.cross_entropy(net(x.to(dev)), y.to(dev))
-            o.zero_grad()
-            loss.backward()
-            o.step()
-        torch._lazy.mark_step()
+recorder = warnings.catch_warnings(record=True)
+caught = recorder.__enter__()
+warnings.simplefilter("always")
+''' + lockstep_mlp_training(16, 32, 4, batch=8, steps=3) + '''
+recorder.__exit__(None, None, None)
 m = ltc_mlir.metrics()
-diff = max((a.detach().cpu() - b.detach()).abs().max().item()
-           for a, b in zip(model.parameters(), eager.parameters()))
+diff = param_diff()
 emit({"compile_count": m["compile_count"], "hits": m["disk_cache_hits"],
       "misses": m["disk_cache_misses"], "native": m["native_execute_count"],
       "executions": m["execute_count"], "diff": diff, "stages": m["compile_stage_ms"],

@@ -8,26 +8,12 @@ import os
 import pytest
 
 from isolated import run_isolated
+from lockstep_training import lockstep_mlp_training
 
 # A training step whose graph is well above the split threshold (an MLP
 # with backward and SGD) and a one-op graph far below it.
-PROGRAM = '''
-torch.manual_seed(0)
-model = torch.nn.Sequential(torch.nn.Linear(64, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
-eager = __import__("copy").deepcopy(model)
-model = model.to("lazy")
-opt = torch.optim.SGD(model.parameters(), lr=0.1)
-eager_opt = torch.optim.SGD(eager.parameters(), lr=0.1)
-for step in range(2):
-    x, y = torch.randn(32, 64), torch.randint(0, 10, (32,))
-    for net, o, dev in ((model, opt, "lazy"), (eager, eager_opt, "cpu")):
-        loss = torch.nn.functional.cross_entropy(net(x.to(dev)), y.to(dev))
-        o.zero_grad()
-        loss.backward()
-        o.step()
-    torch._lazy.mark_step()
-diff = max((a.detach().cpu() - b.detach()).abs().max().item()
-           for a, b in zip(model.parameters(), eager.parameters()))
+PROGRAM = lockstep_mlp_training(64, 128, 10, batch=32, steps=2) + '''
+diff = param_diff()
 small = torch.arange(5.0)
 tiny = (small.to("lazy") + 1).cpu()
 m = ltc_mlir.metrics()
