@@ -1,5 +1,6 @@
 // Dense linear algebra kept in the lazy graph (TorchToLinalg
-// DenseLinearAlgebra.cpp and LUFactorization.cpp lower them): none has a
+// DenseLinearAlgebra.cpp, LUFactorization.cpp and LapackDecompositions.cpp
+// lower them): none has a
 // Lazy kernel in torch 1.13. The composites (linalg.cholesky, inv, solve,
 // det, slogdet, lu_factor, cholesky_solve) decompose into these at the
 // AutogradLazy key, and their backward formulas into these and matmuls.
@@ -36,7 +37,10 @@ std::vector<torch::lazy::Shape> SolveTriangularShape(const c10::OperatorHandle& 
 void RegisterDenseLinalgKernels() {
   for (const char* op : {"linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack",
                          "linalg_lu_solve", "linalg_inv_ex", "_linalg_solve_ex", "_linalg_det",
-                         "_linalg_slogdet", "triangular_solve"})
+                         "_linalg_slogdet", "triangular_solve",
+                         // LAPACK-backed (LapackDecompositions.cpp): eager's
+                         // routines, so eager's vectors and signs.
+                         "_linalg_svd", "_linalg_eigh", "linalg_qr"})
     RegisterAtenOpKernel(op);
   // No Meta kernel; the result is shaped like self (cholesky_solve
   // broadcasts B and L before calling its helper).

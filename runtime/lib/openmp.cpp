@@ -36,6 +36,8 @@ OpenMPLibrary &library() {
     // 200 ms, made an MLP step 8x slower under load). After each graph
     // they are put to sleep at once (releaseThreads), so the eager torch
     // ops that follow keep both cores. A user's KMP_BLOCKTIME wins.
+    // kmp_set_blocktime (applyThreadSettings) only covers the calling thread,
+    // so the environment sets the default for every thread.
     l.userBlocktime = std::getenv("KMP_BLOCKTIME") != nullptr;
     setenv("KMP_BLOCKTIME", "1", /*overwrite=*/0);
     // RTLD_LOCAL: libomp also defines omp_* and GOMP_* which must keep
@@ -46,8 +48,18 @@ OpenMPLibrary &library() {
       l.error = std::string("cannot load the LLVM OpenMP runtime (") +
                 LTC_MLIR_LIBOMP_PATH + "): " + (msg ? msg : "unknown error") +
                 "; install the Debian package libomp-22-dev";
+      if (!l.userBlocktime)
+        unsetenv("KMP_BLOCKTIME");
       return l;
     }
+    // libomp reads its environment when it initializes, which the first
+    // runtime call does: initialize now, then take our setting out of the
+    // environment again so processes the user starts do not inherit it.
+    if (auto maxThreads = reinterpret_cast<int (*)()>(
+            dlsym(l.handle, "omp_get_max_threads")))
+      maxThreads();
+    if (!l.userBlocktime)
+      unsetenv("KMP_BLOCKTIME");
     l.setNumThreads =
         reinterpret_cast<void (*)(int)>(dlsym(l.handle, "omp_set_num_threads"));
     l.setBlocktime =

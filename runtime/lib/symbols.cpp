@@ -10,6 +10,7 @@
 #include "ltc_mlir/runtime/buffer_cache.h"
 #include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
+#include "ltc_mlir/runtime/lapack.h"
 
 #include <atomic>
 #include <cstring>
@@ -46,6 +47,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return reinterpret_cast<void *>(&ltc_mlir_rt_check_failed);
   if (void *gemm = resolveGemmSymbol(name))
     return gemm;
+  if (void *decomposition = resolveLapackSymbol(name))
+    return decomposition;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

@@ -66,7 +66,8 @@ def ConvertTorchToLinalg : Pass<"convert-torch-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",
-    "mlir::func::FuncDialect", "mlir::scf::SCFDialect"
+    "mlir::func::FuncDialect", "mlir::scf::SCFDialect",
+    "mlir::bufferization::BufferizationDialect", "mlir::memref::MemRefDialect"
   ];
 }
 

@@ -23,6 +23,10 @@ void populateLUFactorizationPatterns(TorchTypeConverter &typeConverter,
 /// (LUSolvers.cpp).
 void populateLUSolverPatterns(TorchTypeConverter &typeConverter,
                               mlir::RewritePatternSet &patterns);
+/// _linalg_svd, _linalg_eigh, linalg_qr through the runtime's LAPACK calls
+/// (LapackDecompositions.cpp).
+void populateLapackDecompositionPatterns(TorchTypeConverter &typeConverter,
+                                         mlir::RewritePatternSet &patterns);
 
 } // namespace ltc_mlir::torch_to_linalg
 

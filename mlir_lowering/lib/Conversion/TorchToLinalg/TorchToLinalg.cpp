@@ -15,10 +15,12 @@
 #include "ltc_mlir/Dialect/Torch/IR/TorchOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -83,9 +85,11 @@ struct ConvertTorchToLinalgPass
       return signalPassFailure();
 
     ConversionTarget target(*context);
-    // scf.if (and func.call below) carry the runtime checks.
-    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
-                           math::MathDialect, scf::SCFDialect,
+    // scf.if (and func.call below) carry the runtime checks; bufferization
+    // and memref ops the calls into the runtime (LapackDecompositions.cpp).
+    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
+                           linalg::LinalgDialect, math::MathDialect,
+                           memref::MemRefDialect, scf::SCFDialect,
                            tensor::TensorDialect>();
     // Kept until their users are converted, erased below once unused.
     target.addLegalOp<torch::ConstantIntOp, torch::ConstantFloatOp,
@@ -150,6 +154,7 @@ struct ConvertTorchToLinalgPass
     populateDenseLinearAlgebraPatterns(typeConverter, patterns);
     populateLUFactorizationPatterns(typeConverter, patterns);
     populateLUSolverPatterns(typeConverter, patterns);
+    populateLapackDecompositionPatterns(typeConverter, patterns);
     populateSortingPatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 

@@ -1,0 +1,309 @@
+// Matrix decompositions through LAPACK, called as eager PyTorch 1.13's CPU
+// kernels call them (aten/src/ATen/native/BatchLinearAlgebra*.cpp): each
+// matrix is copied column-major, the routine's optimal workspace is queried
+// once per call and reused for every matrix of the batch. Same routine, same
+// arguments, same library: the same vectors and signs as eager.
+#include "ltc_mlir/runtime/lapack.h"
+
+#include <algorithm>
+#include <cstring>
+#include <dlfcn.h>
+#include <vector>
+
+namespace ltc_mlir {
+namespace runtime {
+namespace {
+
+// Fortran LAPACK entry points: every argument by address. (The hidden
+// lengths of the character arguments are left out, as PyTorch does.)
+template <typename T> struct Routines {
+  void (*gesdd)(const char *jobz, const int *m, const int *n, T *a,
+                const int *lda, T *s, T *u, const int *ldu, T *vt,
+                const int *ldvt, T *work, const int *lwork, int *iwork,
+                int *info) = nullptr;
+  void (*syevd)(const char *jobz, const char *uplo, const int *n, T *a,
+                const int *lda, T *w, T *work, const int *lwork, int *iwork,
+                const int *liwork, int *info) = nullptr;
+  void (*geqrf)(const int *m, const int *n, T *a, const int *lda, T *tau,
+                T *work, const int *lwork, int *info) = nullptr;
+  void (*orgqr)(const int *m, const int *n, const int *k, T *a,
+                const int *lda, const T *tau, T *work, const int *lwork,
+                int *info) = nullptr;
+  bool complete() const { return gesdd && syevd && geqrf && orgqr; }
+};
+
+struct Lapack {
+  Routines<float> f32;
+  Routines<double> f64;
+};
+
+template <typename Fn> void bind(void *handle, const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(handle, name));
+}
+
+const Lapack *lapack() {
+  static const Lapack *loaded = []() -> const Lapack * {
+    // libtorch links liblapack.so.3, so in a torch process this finds the
+    // library eager uses; RTLD_LOCAL keeps its symbols out of the JIT's way.
+    void *handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      return nullptr;
+    static Lapack l;
+    bind(handle, "sgesdd_", l.f32.gesdd);
+    bind(handle, "dgesdd_", l.f64.gesdd);
+    bind(handle, "ssyevd_", l.f32.syevd);
+    bind(handle, "dsyevd_", l.f64.syevd);
+    bind(handle, "sgeqrf_", l.f32.geqrf);
+    bind(handle, "dgeqrf_", l.f64.geqrf);
+    bind(handle, "sorgqr_", l.f32.orgqr);
+    bind(handle, "dorgqr_", l.f64.orgqr);
+    return l.f32.complete() && l.f64.complete() ? &l : nullptr;
+  }();
+  return loaded;
+}
+
+template <typename T> const Routines<T> &routines();
+template <> const Routines<float> &routines<float>() { return lapack()->f32; }
+template <> const Routines<double> &routines<double>() { return lapack()->f64; }
+
+/// PyTorch 1.13 reads the queried workspace size by truncation.
+template <typename T> int workspaceSize(T queried) {
+  return std::max<int>(1, static_cast<int>(queried));
+}
+
+/// Matrix `b` of a [B, rows, cols] descriptor, copied into `out` as a
+/// column-major rows x cols matrix with leading dimension `ld`.
+template <typename T>
+void gatherColumnMajor(const MemRefDescriptor<T, 3> &d, int64_t b, T *out,
+                       int64_t ld, int64_t rows, int64_t cols) {
+  const T *base = d.aligned + d.offset + b * d.strides[0];
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i)
+      out[i + j * ld] = base[i * d.strides[1] + j * d.strides[2]];
+}
+
+/// The column-major rows x cols matrix `in` (leading dimension `ld`) written
+/// to matrix `b` of a [B, rows', cols'] descriptor (its first rows x cols).
+template <typename T>
+void scatterColumnMajor(const T *in, int64_t ld, int64_t rows, int64_t cols,
+                        MemRefDescriptor<T, 3> &d, int64_t b) {
+  T *base = d.aligned + d.offset + b * d.strides[0];
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      base[i * d.strides[1] + j * d.strides[2]] = in[i + j * ld];
+}
+
+template <typename T>
+void setRow(MemRefDescriptor<T, 2> &d, int64_t b, const T *values,
+            int64_t count) {
+  T *base = d.aligned + d.offset + b * d.strides[0];
+  for (int64_t i = 0; i < count; ++i)
+    base[i * d.strides[1]] = values[i];
+}
+
+void setInfo(MemRefDescriptor<int32_t, 1> &info, int64_t b, int value) {
+  info.aligned[info.offset + b * info.strides[0]] = value;
+}
+
+// linalg.svd (apply_svd): gesdd with jobz 'A' (full_matrices), 'S' or 'N'.
+template <typename T>
+void svd(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *u,
+         MemRefDescriptor<T, 2> *s, MemRefDescriptor<T, 3> *vh,
+         MemRefDescriptor<int32_t, 1> *info, int64_t fullMatrices,
+         int64_t computeUV) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int m = static_cast<int>(a->sizes[1]);
+  const int n = static_cast<int>(a->sizes[2]);
+  const int k = std::min(m, n);
+  const char jobz = computeUV ? (fullMatrices ? 'A' : 'S') : 'N';
+  const int uCols = fullMatrices ? m : k, vhRows = fullMatrices ? n : k;
+  const int lda = std::max(1, m);
+  const int ldu = computeUV ? std::max(1, m) : 1;
+  const int ldvh = computeUV ? std::max(1, vhRows) : 1;
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> work_s(std::max(1, k));
+  std::vector<T> work_u(computeUV ? static_cast<size_t>(ldu) * uCols : 1);
+  std::vector<T> work_vh(computeUV ? static_cast<size_t>(ldvh) * n : 1);
+  std::vector<int> iwork(8 * std::max(1, k));
+  int status = 0, lwork = -1;
+  T queried = 0;
+  r.gesdd(&jobz, &m, &n, work_a.data(), &lda, work_s.data(), work_u.data(),
+          &ldu, work_vh.data(), &ldvh, &queried, &lwork, iwork.data(),
+          &status);
+  lwork = workspaceSize(queried);
+  std::vector<T> work(lwork);
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
+    r.gesdd(&jobz, &m, &n, work_a.data(), &lda, work_s.data(), work_u.data(),
+            &ldu, work_vh.data(), &ldvh, work.data(), &lwork, iwork.data(),
+            &status);
+    setInfo(*info, b, status);
+    setRow(*s, b, work_s.data(), k);
+    if (computeUV) {
+      scatterColumnMajor(work_u.data(), ldu, m, uCols, *u, b);
+      scatterColumnMajor(work_vh.data(), ldvh, vhRows, n, *vh, b);
+    }
+  }
+}
+
+// linalg.eigh (apply_lapack_eigh): syevd on the lower or upper triangle.
+template <typename T>
+void eigh(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
+          MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,
+          int64_t upper, int64_t computeVectors) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int n = static_cast<int>(a->sizes[1]);
+  const char jobz = computeVectors ? 'V' : 'N';
+  const char uplo = upper ? 'U' : 'L';
+  const int lda = std::max(1, n);
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> work_w(std::max(1, n));
+  int status = 0, lwork = -1, liwork = -1, queriedInts = 0;
+  T queried = 0;
+  r.syevd(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), &queried,
+          &lwork, &queriedInts, &liwork, &status);
+  lwork = workspaceSize(queried);
+  liwork = std::max(1, queriedInts);
+  std::vector<T> work(lwork);
+  std::vector<int> iwork(liwork);
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, n, n);
+    r.syevd(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), work.data(),
+            &lwork, iwork.data(), &liwork, &status);
+    setInfo(*info, b, status);
+    setRow(*values, b, work_w.data(), n);
+    if (computeVectors)
+      scatterColumnMajor(work_a.data(), lda, n, n, *vectors, b);
+  }
+}
+
+// linalg.qr (linalg_qr_out): geqrf, R = the upper triangle of its first
+// rows, then orgqr on Q (m x qCols) holding geqrf's reflectors.
+// mode: 0 reduced (Q m x k), 1 complete (Q m x m), 2 r (no Q).
+template <typename T>
+void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
+        MemRefDescriptor<T, 3> *rOut, int64_t mode) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int m = static_cast<int>(a->sizes[1]);
+  const int n = static_cast<int>(a->sizes[2]);
+  const int k = std::min(m, n);
+  const bool computeQ = mode != 2;
+  const int qCols = mode == 1 ? m : k;
+  const int rRows = mode == 1 ? m : k;
+  const int lda = std::max(1, m);
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> work_q(computeQ ? static_cast<size_t>(lda) * qCols : 1);
+  std::vector<T> tau(std::max(1, k));
+  int status = 0, lwork = -1, orgqrWork = -1;
+  T queried = 0;
+  r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), &queried, &lwork, &status);
+  lwork = workspaceSize(queried);
+  if (computeQ) {
+    r.orgqr(&m, &qCols, &k, work_q.data(), &lda, tau.data(), &queried,
+            &orgqrWork, &status);
+    orgqrWork = workspaceSize(queried);
+  }
+  std::vector<T> work(std::max(lwork, orgqrWork));
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
+    r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), work.data(), &lwork,
+            &status);
+    // R: rows [0, rRows) of the factored matrix, zero below the diagonal.
+    T *rBase = rOut->aligned + rOut->offset + b * rOut->strides[0];
+    for (int i = 0; i < rRows; ++i)
+      for (int j = 0; j < n; ++j)
+        rBase[i * rOut->strides[1] + j * rOut->strides[2]] =
+            j >= i ? work_a[i + static_cast<size_t>(j) * lda] : T(0);
+    if (!computeQ)
+      continue;
+    // orgqr reads the reflectors from the first k columns and sets the
+    // others itself.
+    std::fill(work_q.begin(), work_q.end(), T(0));
+    std::memcpy(work_q.data(), work_a.data(),
+                sizeof(T) * static_cast<size_t>(lda) * std::min(qCols, n));
+    r.orgqr(&m, &qCols, &k, work_q.data(), &lda, tau.data(), work.data(),
+            &orgqrWork, &status);
+    scatterColumnMajor(work_q.data(), lda, m, qCols, *q, b);
+  }
+}
+
+} // namespace
+} // namespace runtime
+} // namespace ltc_mlir
+
+using ltc_mlir::runtime::MemRefDescriptor;
+
+extern "C" {
+void _mlir_ciface_ltc_mlir_rt_svd_f32(
+    MemRefDescriptor<float, 3> *a, MemRefDescriptor<float, 3> *u,
+    MemRefDescriptor<float, 2> *s, MemRefDescriptor<float, 3> *vh,
+    MemRefDescriptor<int32_t, 1> *info, int64_t full, int64_t computeUV) {
+  ltc_mlir::runtime::svd(a, u, s, vh, info, full, computeUV);
+}
+void _mlir_ciface_ltc_mlir_rt_svd_f64(
+    MemRefDescriptor<double, 3> *a, MemRefDescriptor<double, 3> *u,
+    MemRefDescriptor<double, 2> *s, MemRefDescriptor<double, 3> *vh,
+    MemRefDescriptor<int32_t, 1> *info, int64_t full, int64_t computeUV) {
+  ltc_mlir::runtime::svd(a, u, s, vh, info, full, computeUV);
+}
+void _mlir_ciface_ltc_mlir_rt_eigh_f32(MemRefDescriptor<float, 3> *a,
+                                       MemRefDescriptor<float, 2> *values,
+                                       MemRefDescriptor<float, 3> *vectors,
+                                       MemRefDescriptor<int32_t, 1> *info,
+                                       int64_t upper, int64_t computeV) {
+  ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);
+}
+void _mlir_ciface_ltc_mlir_rt_eigh_f64(MemRefDescriptor<double, 3> *a,
+                                       MemRefDescriptor<double, 2> *values,
+                                       MemRefDescriptor<double, 3> *vectors,
+                                       MemRefDescriptor<int32_t, 1> *info,
+                                       int64_t upper, int64_t computeV) {
+  ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);
+}
+void _mlir_ciface_ltc_mlir_rt_qr_f32(MemRefDescriptor<float, 3> *a,
+                                     MemRefDescriptor<float, 3> *q,
+                                     MemRefDescriptor<float, 3> *r,
+                                     int64_t mode) {
+  ltc_mlir::runtime::qr(a, q, r, mode);
+}
+void _mlir_ciface_ltc_mlir_rt_qr_f64(MemRefDescriptor<double, 3> *a,
+                                     MemRefDescriptor<double, 3> *q,
+                                     MemRefDescriptor<double, 3> *r,
+                                     int64_t mode) {
+  ltc_mlir::runtime::qr(a, q, r, mode);
+}
+}
+
+namespace ltc_mlir {
+namespace runtime {
+
+void *resolveLapackSymbol(const std::string &name) {
+  struct Entry {
+    const char *name;
+    void *address;
+  };
+  static const Entry entries[] = {
+      {"_mlir_ciface_ltc_mlir_rt_svd_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_svd_f32)},
+      {"_mlir_ciface_ltc_mlir_rt_svd_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_svd_f64)},
+      {"_mlir_ciface_ltc_mlir_rt_eigh_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_eigh_f32)},
+      {"_mlir_ciface_ltc_mlir_rt_eigh_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_eigh_f64)},
+      {"_mlir_ciface_ltc_mlir_rt_qr_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f32)},
+      {"_mlir_ciface_ltc_mlir_rt_qr_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f64)},
+  };
+  for (const Entry &e : entries)
+    if (name == e.name)
+      return lapack() ? e.address : nullptr;
+  return nullptr;
+}
+
+} // namespace runtime
+} // namespace ltc_mlir
