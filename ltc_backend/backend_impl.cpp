@@ -320,6 +320,7 @@ void InitBackend() {
     RegisterSelectionKernels();
     RegisterIndexingKernels();
     RegisterOneHotKernel();
+    RegisterEqualKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

@@ -57,6 +57,10 @@ void RegisterIndexingKernels();
 // the decomposition synced the graph twice (.item()) and scattered eagerly.
 void RegisterOneHotKernel();
 
+// torch.equal as lazy eq + all, read back as one bool (equal_kernel.cpp):
+// it copied both operands to the CPU through the eager fallback.
+void RegisterEqualKernel();
+
 // 3-d pooling and nearest upsampling as AtenOpNodes (pooling_kernels.cpp):
 // max_pool3d_with_indices, avg_pool3d, _adaptive_avg_pool3d,
 // adaptive_max_pool3d, upsample_nearest3d(.vec) and their backward ran

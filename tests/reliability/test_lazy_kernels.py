@@ -569,3 +569,26 @@ def test_aten_op_node_rejects_mutating_ops():
         emit(raised(lambda: ltc_mlir._C._register_aten_op_kernel("add_.Tensor")))
     """)
     assert r[0] == "RuntimeError" and "mutates or aliases its argument 'self'" in r[1], r
+
+
+# --- torch.equal ----------------------------------------------------------------
+
+def test_equal_compares_in_the_graph_like_eager():
+    r = run("""
+        a = torch.randn(3, 4)
+        cases = [(a, a.clone()), (a, a + (a == a.max())), (a, a.double()),
+                 (a, torch.randn(4, 3)), (torch.tensor([float("nan")]),) * 2,
+                 (torch.zeros(0, 2), torch.zeros(0, 2)), (torch.tensor([1, 2]), torch.tensor([1., 2.]))]
+        results = [[torch.equal(x, y), torch.equal(x.to("lazy"), y.to("lazy"))] for x, y in cases]
+        x = torch.randn(3, 6)
+        close(torch.cov(x), torch.cov(x.to("lazy")), what="cov")
+        emit({"results": results, "eager_fallback": eager_fallback_ops(),
+              "mixed": raised(lambda: torch.equal(a.to("lazy"), a)),
+              "native": ltc_mlir.metrics()["native_execute_count"],
+              "fallback_ops": ltc_mlir.metrics()["fallback_ops"]})
+    """)
+    assert all(e == l for e, l in r["results"]), r["results"]
+    assert [e for e, _ in r["results"]] == [True, False, True, False, False, True, True]
+    assert r["eager_fallback"] == [] and r["fallback_ops"] == {}, r
+    assert r["native"] >= 6
+    assert r["mixed"][0] == "RuntimeError" and MISMATCH in r["mixed"][1], r["mixed"]
