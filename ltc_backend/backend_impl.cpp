@@ -321,6 +321,7 @@ void InitBackend() {
     RegisterIndexingKernels();
     RegisterOneHotKernel();
     RegisterEqualKernel();
+    RegisterMaskKernels();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

@@ -61,11 +61,12 @@ c10::IValue LoweredConstant(const c10::IValue& v) {
 
 at::Tensor MetaTwin(const at::Tensor& t) {
   if (!t.defined()) return t;
-  at::Tensor twin = at::empty(t.sizes(), t.options().device(c10::kMeta));
-  // Python numbers wrapped as 0-dim tensors do not take part in type promotion.
-  if (t.unsafeGetTensorImpl()->is_wrapped_number())
-    twin.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return twin;
+  // A Python number wrapped as a 0-dim CPU tensor (floor_divide(x, 2)) stays
+  // as it is: it must keep its wrapped-number flag (it does not take part in
+  // type promotion), and meta kernels written in Python assert that wrapped
+  // numbers are on the CPU. Meta kernels accept CPU scalars.
+  if (t.unsafeGetTensorImpl()->is_wrapped_number()) return t;
+  return at::empty(t.sizes(), t.options().device(c10::kMeta));
 }
 
 c10::IValue MetaArgument(const c10::IValue& v) {

@@ -7,13 +7,15 @@
 // _index_put_impl): each ran through the eager fallback, cutting the graph.
 // They become AtenOpNodes whose `Tensor?[]` operand holds the index tensors
 // (lazy or CPU) and Nones. Bool/uint8 masks select a data-dependent number
-// of elements, so calls with one keep the eager fallback. Lowered by
-// TorchToLinalg AdvancedIndexing.cpp.
+// of elements: they are replaced by the index tensors of their nonzero()
+// (ReplaceMaskIndices, mask_kernels.cpp). Lowered by TorchToLinalg
+// AdvancedIndexing.cpp.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <torch/library.h>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
+#include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
@@ -81,9 +83,26 @@ std::vector<Shape> IndexPutShapes(const c10::OperatorHandle& op,
   return {Shape(self.scalar_type(), self.sizes())};
 }
 
-// The Lazy kernel: masks run eagerly, everything else becomes a graph op.
+// Whether `indices` holds a 0-dim mask (x[torch.tensor(True)]), which
+// Python's indexing turns into an unsqueeze: left to the eager fallback.
+bool HasScalarMask(const c10::IValue& indices) {
+  for (const c10::IValue& e : indices.toListRef())
+    if (e.isTensor() && e.toTensor().defined() && e.toTensor().dim() == 0 &&
+        (e.toTensor().scalar_type() == at::kBool || e.toTensor().scalar_type() == at::kByte))
+      return true;
+  return false;
+}
+
+// The Lazy kernel: masks become the integer indices of their nonzero()
+// (mask_kernels.cpp, one sync for the count), then a graph op.
 void IndexingKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  if (HasMask(Arg(op, *stack, 1))) return RunEagerFallback(op, stack);
+  const c10::IValue& indices = Arg(op, *stack, 1);
+  if (HasMask(indices)) {
+    if (HasScalarMask(indices)) return RunEagerFallback(op, stack);
+    CheckOperandDevices(op, *stack);
+    size_t position = stack->size() - op.schema().arguments().size() + 1;
+    (*stack)[position] = ReplaceMaskIndices(Arg(op, *stack, 0).toTensor(), indices);
+  }
   CallAtenOpLazily(op, stack);
 }
 

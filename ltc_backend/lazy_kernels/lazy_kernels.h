@@ -61,6 +61,13 @@ void RegisterOneHotKernel();
 // it copied both operands to the CPU through the eager fallback.
 void RegisterEqualKernel();
 
+// nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
+// the mask's count (mask_kernels.cpp): they ran through the eager fallback.
+void RegisterMaskKernels();
+// `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
+// replaced by the index tensors of its nonzero(), as ATen expands them.
+c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);
+
 // 3-d pooling and nearest upsampling as AtenOpNodes (pooling_kernels.cpp):
 // max_pool3d_with_indices, avg_pool3d, _adaptive_avg_pool3d,
 // adaptive_max_pool3d, upsample_nearest3d(.vec) and their backward ran

@@ -11,7 +11,7 @@ import torch
 
 import ltc_mlir
 from isolated import run_isolated
-from lazy_testing import assert_close, run_both
+from lazy_testing import assert_close, assert_ops_native, run_both
 
 INDEX = "aten::index"
 INDEX_PUT = "aten::index_put"
@@ -338,11 +338,12 @@ def test_training_step_with_position_embedding():
     assert_native(INDEX, INDEX_PUT_IMPL)
 
 
-# --- bool masks: eager fallback, correct values ----------------------------------
+# --- bool masks: nonzero after one count sync, then native ---------------------
 
-def test_bool_mask_indexing_is_correct_through_the_fallback():
-    # Masks select a data-dependent number of elements: the Lazy kernel
-    # leaves them to the eager fallback (listed in fallback_ops).
+def test_bool_mask_indexing_stays_native():
+    # Masks select a data-dependent number of elements: the Lazy kernel reads
+    # the count (one sync) and replaces each mask by its nonzero() indices
+    # (ltc_backend/lazy_kernels/mask_kernels.cpp), so nothing runs eagerly.
     x = values_of(torch.float32, 6, 5)
     mask = torch.tensor([True, False, True, True, False, False])
     m2 = x > 0
@@ -354,9 +355,8 @@ def test_bool_mask_indexing_is_correct_through_the_fallback():
 
     eager, lazy = run_both(fn, x, mask, m2)
     assert_close(eager, lazy, **EXACT)
-    fallback = ltc_mlir.metrics()["fallback_ops"]
-    assert "aten::index.Tensor" in fallback, fallback
-    assert "aten::index_put" in fallback or "aten::_index_put_impl" in fallback, fallback
+    assert ltc_mlir.metrics()["fallback_ops"] == {}
+    assert_ops_native("aten::index", "aten::index_put")
 
 
 def test_bool_mask_backward_is_correct():

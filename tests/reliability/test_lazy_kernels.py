@@ -592,3 +592,21 @@ def test_equal_compares_in_the_graph_like_eager():
     assert r["eager_fallback"] == [] and r["fallback_ops"] == {}, r
     assert r["native"] >= 6
     assert r["mixed"][0] == "RuntimeError" and MISMATCH in r["mixed"][1], r["mixed"]
+
+
+def test_python_number_operands_of_generic_lazy_ops():
+    # floor_divide(x, 2) wraps 2 as a 0-dim CPU tensor; its shape inference
+    # (a meta kernel written in Python) hit an internal assert.
+    r = run("""
+        x, y = torch.arange(-7, 7), torch.tensor([1.5, -2.5, 3.0, -0.0])
+        out = []
+        for f in [lambda t: torch.floor_divide(t, 2), lambda t: t // 2, lambda t: t // 2.5,
+                  lambda t: torch.div(t, 2, rounding_mode="floor")]:
+            for v in (x, y):
+                e, l = f(v), f(v.to("lazy"))
+                close(e, l, what="result")
+                out.append([str(e.dtype), str(l.dtype)])
+        emit({"dtypes": out, "eager_fallback": eager_fallback_ops()})
+    """)
+    assert all(e == l for e, l in r["dtypes"]), r["dtypes"]
+    assert r["eager_fallback"] == [], r

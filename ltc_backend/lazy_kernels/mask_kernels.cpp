@@ -1,0 +1,198 @@
+// Boolean masks on the lazy device: nonzero, masked_select, masked_scatter_
+// and x[mask] / x[mask] = v in the lazy graph.
+//
+// How many elements a mask selects is data: the result shape of nonzero and
+// masked_select depends on it, so these ran through the eager fallback,
+// which copies their operands to the CPU and cuts the graph. Here one sync
+// reads just the count (mask.sum(), a native graph); with it known, the
+// result is built from static-shaped lazy ops that compile:
+//   position of each selected element = cumsum(mask) - 1 (others go to a
+//   spare slot n), scatter of the flat element indices (nonzero) or the
+//   values (masked_select) into n + 1 slots, the spare slot dropped.
+// masked_scatter_ needs no count: selected element i takes
+// source.flatten()[cumsum(mask)[i] - 1] (a gather), the others keep self.
+// Index masks become the integer index tensors of their nonzero(), as
+// ATen's own index/index_put do (indexing_kernels.cpp calls
+// ReplaceMaskIndices). Eager's argument errors are kept.
+#include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
+#include <torch/csrc/lazy/core/tensor.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/device_check.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// Inside a Lazy kernel (below functionalization) views are the _copy ops.
+at::Tensor Flat(const at::Tensor& t) { return at::view_copy(t, {t.numel()}); }
+
+at::TensorOptions LongOn(const at::Tensor& like) {
+  return like.options().dtype(at::kLong);
+}
+
+void CheckMaskDtype(const at::Tensor& mask, const char* op) {
+  TORCH_CHECK(mask.scalar_type() == at::kByte || mask.scalar_type() == at::kBool, op,
+              ": expected BoolTensor or ByteTensor for mask");
+  if (mask.scalar_type() == at::kByte)
+    TORCH_WARN(op, " received a mask with dtype torch.uint8, this behavior is now deprecated,"
+               "please use a mask with dtype torch.bool instead.");
+}
+
+// Where each element of the flat bool `mask` goes among n + 1 slots: its
+// rank among the selected elements, or the spare slot n.
+at::Tensor SlotOfEach(const at::Tensor& mask, int64_t n) {
+  at::Tensor rank = at::cumsum(mask, 0, at::kLong) - 1;
+  return at::where(mask, rank, at::full({}, n, LongOn(mask)));
+}
+
+// The values of flat `values` at the selected elements of flat `mask`
+// (same length), in order: n of them.
+at::Tensor Compact(const at::Tensor& values, const at::Tensor& mask, int64_t n) {
+  at::Tensor slots = at::zeros({n + 1}, values.options());
+  return at::slice_copy(at::scatter(slots, 0, SlotOfEach(mask, n), values), 0, 0, n);
+}
+
+// mask.sum() read back: the one sync.
+int64_t CountSelected(const at::Tensor& flatMask) {
+  return at::sum(flatMask, at::kLong).item<int64_t>();
+}
+
+at::Tensor Nonzero(const at::Tensor& self) {
+  at::Tensor flat = Flat(self.scalar_type() == at::kBool ? self : at::ne(self, 0));
+  int64_t n = self.numel() == 0 ? 0 : CountSelected(flat);
+  if (self.dim() == 0 || n == 0) return at::zeros({n, self.dim()}, LongOn(self));
+  at::Tensor flatIndex = Compact(at::arange(self.numel(), LongOn(self)), flat, n);
+  // Row-major unravel: column d = (flat / stride_d) % size_d.
+  std::vector<at::Tensor> columns;
+  int64_t stride = 1;
+  for (int64_t d = self.dim() - 1; d >= 0; --d) {
+    columns.push_back(at::remainder(at::floor_divide(flatIndex, stride), self.size(d)));
+    stride *= self.size(d);
+  }
+  std::reverse(columns.begin(), columns.end());
+  return at::stack(columns, 1);
+}
+
+at::Tensor MaskedSelect(const at::Tensor& self, const at::Tensor& mask) {
+  CheckMaskDtype(mask, "masked_select");
+  std::vector<int64_t> shape = at::infer_size(self.sizes(), mask.sizes());
+  at::Tensor values = Flat(at::expand_copy(self, shape));
+  at::Tensor flat = Flat(at::expand_copy(mask.to(at::kBool), shape));
+  int64_t n = flat.numel() == 0 ? 0 : CountSelected(flat);
+  if (n == 0) return at::empty({0}, self.options());
+  return Compact(values, flat, n);
+}
+
+at::Tensor& MaskedScatter_(at::Tensor& self, const at::Tensor& mask, const at::Tensor& source) {
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(),
+              "masked_scatter: expected self and source to have same dtypes but got",
+              self.scalar_type(), " and ", source.scalar_type());
+  CheckMaskDtype(mask, "masked_scatter");
+  TORCH_CHECK(at::is_expandable_to(mask.sizes(), self.sizes()), "The size of the mask ",
+              mask.sizes(), " must be broadcastable to the size of self ", self.sizes());
+  if (self.numel() == 0) return self;
+  at::Tensor flat = Flat(at::expand_copy(mask.to(at::kBool), self.sizes()));
+  if (source.numel() < flat.numel())
+    // Only then can the mask select more elements than source has: eager's
+    // error needs the count (a sync); otherwise every gather is in range.
+    TORCH_CHECK(CountSelected(flat) <= source.numel(),
+                "Number of elements of source < number of ones in mask");
+  at::Tensor rank = at::clamp_min(at::cumsum(flat, 0, at::kLong) - 1, 0);
+  rank = at::clamp_max(rank, std::max<int64_t>(source.numel() - 1, 0));
+  at::Tensor picked = source.numel() == 0
+                          ? Flat(at::zeros_like(self))
+                          : at::index_select(Flat(source), 0, rank);
+  self.copy_(at::view_copy(at::where(flat, picked, Flat(self)), self.sizes()));
+  return self;
+}
+
+void NonzeroBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = (*stack)[stack->size() - 1].toTensor();
+  torch::jit::drop(*stack, 1);
+  torch::jit::push(*stack, Nonzero(self));
+}
+
+void MaskedSelectBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = (*stack)[stack->size() - 2].toTensor();
+  at::Tensor mask = (*stack)[stack->size() - 1].toTensor();
+  torch::jit::drop(*stack, 2);
+  torch::jit::push(*stack, MaskedSelect(self, mask));
+}
+
+void MaskedScatterBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = (*stack)[stack->size() - 3].toTensor();
+  at::Tensor mask = (*stack)[stack->size() - 2].toTensor();
+  at::Tensor source = (*stack)[stack->size() - 1].toTensor();
+  MaskedScatter_(self, mask, source);
+  torch::jit::drop(*stack, 3);
+  torch::jit::push(*stack, self);
+}
+
+// masked_scatter (functionalization's form of masked_scatter_): on a copy
+// of self broadcast with the mask, as ATen's composite does.
+void MaskedScatterOutOfPlaceBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = (*stack)[stack->size() - 3].toTensor();
+  at::Tensor mask = (*stack)[stack->size() - 2].toTensor();
+  at::Tensor source = (*stack)[stack->size() - 1].toTensor();
+  std::vector<int64_t> shape = at::infer_size(self.sizes(), mask.sizes());
+  at::Tensor result = at::clone(at::expand_copy(self, shape));
+  MaskedScatter_(result, mask, source);
+  torch::jit::drop(*stack, 3);
+  torch::jit::push(*stack, result);
+}
+
+}  // namespace
+
+c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices) {
+  c10::List<c10::optional<at::Tensor>> replaced;
+  int64_t dim = 0;  // the dim of self the next index applies to
+  for (const c10::IValue& e : indices.toListRef()) {
+    if (!e.isTensor() || !e.toTensor().defined()) {
+      replaced.push_back(c10::nullopt);
+      ++dim;
+      continue;
+    }
+    const at::Tensor& index = e.toTensor();
+    if (index.scalar_type() != at::kBool && index.scalar_type() != at::kByte) {
+      replaced.push_back(index);
+      ++dim;
+      continue;
+    }
+    if (index.scalar_type() == at::kByte)
+      TORCH_WARN("indexing with dtype torch.uint8 is now deprecated, please use a dtype "
+                 "torch.bool instead.");
+    for (int64_t j = 0; j < index.dim(); ++j) {
+      int64_t k = dim + j;
+      TORCH_CHECK_INDEX(k < self.dim() && index.size(j) == self.size(k), "The shape of the mask ",
+                        index.sizes(), " at index ", j,
+                        " does not match the shape of the indexed tensor ", self.sizes(),
+                        " at index ", k);
+    }
+    at::Tensor positions = Nonzero(index.to(at::kBool));
+    for (int64_t j = 0; j < index.dim(); ++j) replaced.push_back(at::select_copy(positions, 1, j));
+    dim += index.dim();
+  }
+  return replaced;
+}
+
+void RegisterMaskKernels() {
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;
+  lib->impl("nonzero", torch::CppFunction::makeFromBoxedFunction<&NonzeroBoxed>());
+  lib->impl("masked_select", torch::CppFunction::makeFromBoxedFunction<&MaskedSelectBoxed>());
+  lib->impl("masked_scatter_", torch::CppFunction::makeFromBoxedFunction<&MaskedScatterBoxed>());
+  lib->impl("masked_scatter",
+            torch::CppFunction::makeFromBoxedFunction<&MaskedScatterOutOfPlaceBoxed>());
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
