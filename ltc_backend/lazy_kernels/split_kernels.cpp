@@ -7,6 +7,7 @@
 // tensors. Here each piece is a slice_copy/select_copy of the input: ops LTC
 // has kernels for, which our compiler lowers, so the pieces stay in the graph.
 #include <ATen/ATen.h>
+#include <ATen/ops/tensor_split_native.h>
 #include <c10/core/WrapDimMinimal.h>
 #include <torch/library.h>
 
@@ -55,6 +56,19 @@ std::vector<at::Tensor> UnbindCopy(const at::Tensor& self, int64_t dim) {
   return pieces;
 }
 
+// tensor_split(self, indices_or_sections: Tensor, dim): torch 1.13 insists
+// on CPU indices (CUDA raises the same), so lazy code that moved every
+// tensor to the lazy device failed. The indices are host data that decide
+// the pieces' shapes: a lazy one is read back (a small sync), then the
+// composite runs as usual and its slices stay lazy.
+std::vector<at::Tensor> TensorSplitIndicesTensor(const at::Tensor& self,
+                                                 const at::Tensor& indices_or_sections,
+                                                 int64_t dim) {
+  if (indices_or_sections.is_lazy())
+    return at::native::tensor_split(self, indices_or_sections.cpu(), dim);
+  return at::native::tensor_split(self, indices_or_sections, dim);
+}
+
 }  // namespace
 
 void RegisterSplitKernels() {
@@ -66,6 +80,9 @@ void RegisterSplitKernels() {
   // Not views: pieces that are copies are what they promise.
   lib->impl("unsafe_split.Tensor", TORCH_FN(SplitCopy));
   lib->impl("unsafe_split_with_sizes", TORCH_FN(SplitWithSizesCopy));
+  static torch::Library* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  autograd->impl("tensor_split.tensor_indices_or_sections", TORCH_FN(TensorSplitIndicesTensor));
 }
 
 }  // namespace backend

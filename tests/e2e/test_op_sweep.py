@@ -23,16 +23,13 @@ from lazy_testing import ROOT
 
 SWEEP = os.path.join(ROOT, "tools", "op_sweep", "op_sweep.py")
 
-NATIVE_FLOOR = 885
+NATIVE_FLOOR = 930
 
 # "op[.variant]:mode" -> why it is not a failure of ours, or what is missing.
 KNOWN_ERRORS = {
     "sparse.sampled_addmm:forward": "sparse CSR tensors cannot move to the lazy device (dense only)",
     "sparse.sampled_addmm:backward": "sparse CSR tensors cannot move to the lazy device (dense only)",
     "to_sparse:forward": "sparse layouts cannot move to the lazy device: raises with how to fix it",
-    "tensor_split:forward": "eager requires the indices tensor on the CPU as well (the sample moves "
-                            "it to the device, as for CUDA, where eager raises the same)",
-    "tensor_split:backward": "same as tensor_split:forward",
 }
 KNOWN_WRONG = {
     "nn.functional._scaled_dot_product_attention:backward":

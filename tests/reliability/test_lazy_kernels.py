@@ -610,3 +610,24 @@ def test_python_number_operands_of_generic_lazy_ops():
     """)
     assert all(e == l for e, l in r["dtypes"]), r["dtypes"]
     assert r["eager_fallback"] == [], r
+
+
+def test_tensor_split_with_lazy_indices_tensor():
+    # torch 1.13 wants the indices tensor on the CPU (CUDA raises too); lazy
+    # code that moved everything to the lazy device now works.
+    r = run("""
+        x = torch.randn(7, 4)
+        out = []
+        for idx in [torch.tensor([1, 4]), torch.tensor(3)]:
+            xl = x.to("lazy").requires_grad_()
+            pieces = torch.tensor_split(xl, idx.to("lazy"), dim=0)
+            for e, l in zip(torch.tensor_split(x, idx, dim=0), pieces):
+                close(e, l, what="piece")
+            sum((p * (i + 1)).sum() for i, p in enumerate(pieces)).backward()
+            out.append(xl.grad.cpu()[:, 0].tolist())
+        emit({"grads": out, "eager_fallback": eager_fallback_ops(),
+              "bad_dtype": raised(lambda: torch.tensor_split(x.to("lazy"), torch.tensor([1.5]).to("lazy")))})
+    """)
+    assert r["grads"] == [[1, 2, 2, 2, 3, 3, 3], [1, 1, 1, 2, 2, 3, 3]]
+    assert r["eager_fallback"] == []
+    assert r["bad_dtype"][0] == "RuntimeError" and "dtype of long" in r["bad_dtype"][1]
