@@ -322,6 +322,7 @@ void InitBackend() {
     RegisterOneHotKernel();
     RegisterEqualKernel();
     RegisterMaskKernels();
+    RegisterSearchKernels();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

@@ -64,6 +64,11 @@ void RegisterEqualKernel();
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
 void RegisterMaskKernels();
+
+// count_nonzero, isin, searchsorted, bucketize, repeat_interleave(repeats),
+// index_reduce, renorm as lowered lazy ops (search_kernels.cpp): they ran
+// through the eager fallback.
+void RegisterSearchKernels();
 // `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
 // replaced by the index tensors of its nonzero(), as ATen expands them.
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);

@@ -1,0 +1,206 @@
+// Searching and counting ops with no Lazy kernel in torch 1.13, recorded as
+// a few lowered lazy ops so they stay in the graph (they ran through the
+// eager fallback, which copies the operands to the CPU and cuts the graph):
+//  - count_nonzero(dims): sum of self != 0.
+//  - isin: every element compared with every test element (eq, any), the
+//    brute force eager itself uses for small test sets; exact.
+//  - searchsorted / bucketize: the insertion point is how many boundaries
+//    come before the value, counted with eager's own comparisons
+//    (!(b >= v) for the left side, !(b > v) for the right), so NaN values
+//    land where eager's binary search puts them.
+//  - repeat_interleave(repeats): one sync reads the total and checks the
+//    repeats; then each output slot's source index is a prefix count of
+//    the segment starts (scatter_add of ones, cumsum).
+//  - index_reduce: scatter_reduce with the index broadcast along `dim`.
+//  - renorm: per-slice p-norms, ATen's scale factor
+//    (maxnorm / (norm + 1e-7) where norm > maxnorm).
+// Argument errors are eager's: shapes run through Meta kernels, or cases
+// outside what is handled here take the eager fallback. The brute-force
+// comparisons are bounded (kMaxPairs); larger calls take the fallback too.
+#include <ATen/ATen.h>
+#include <ATen/AccumulateType.h>
+#include <torch/library.h>
+
+#include "ltc_backend/lazy_kernels/device_check.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+// At most this many element pairs compared by isin/searchsorted in a graph.
+constexpr int64_t kMaxPairs = int64_t{1} << 26;
+
+const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                       size_t i) {
+  return stack[stack.size() - op.schema().arguments().size() + i];
+}
+
+void Return(const c10::OperatorHandle& op, torch::jit::Stack* stack, at::Tensor result) {
+  torch::jit::drop(*stack, op.schema().arguments().size());
+  torch::jit::push(*stack, std::move(result));
+}
+
+at::Tensor Meta(const at::Tensor& t) {
+  return at::empty(t.sizes(), t.options().device(c10::kMeta));
+}
+
+at::Tensor Flat(const at::Tensor& t) { return at::view_copy(t, {t.numel()}); }
+
+void CountNonzero(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = Arg(op, *stack, 0).toTensor();
+  std::vector<int64_t> dims = Arg(op, *stack, 1).toIntVector();
+  Return(op, stack, at::sum(at::ne(self, 0), dims));
+}
+
+// isin.Tensor_Tensor(elements, test_elements, assume_unique, invert)
+void IsinTensorTensor(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor elements = Arg(op, *stack, 0).toTensor();
+  at::Tensor test = Arg(op, *stack, 1).toTensor();
+  bool invert = Arg(op, *stack, 3).toBool();
+  at::isin(Meta(elements), Meta(test), false, invert);  // eager's checks
+  if (elements.numel() * std::max<int64_t>(test.numel(), 1) > kMaxPairs)
+    return RunEagerFallback(op, stack);
+  at::Tensor found =
+      at::any(at::eq(at::unsqueeze_copy(elements, -1), Flat(test)), -1);
+  Return(op, stack, invert ? at::logical_not(found) : found);
+}
+
+// The count of boundaries (last dim of `sorted`) before each value.
+at::Tensor InsertionPoints(const at::Tensor& sorted, const at::Tensor& values, bool right,
+                           bool int32) {
+  // [..., n, 1] against [..., 1, m] (1-D boundaries broadcast).
+  at::Tensor v = at::unsqueeze_copy(values, -1);
+  at::Tensor b = sorted.dim() == 1 ? sorted : at::unsqueeze_copy(sorted, -2);
+  at::Tensor before = right ? at::logical_not(at::gt(b, v)) : at::logical_not(at::ge(b, v));
+  return at::sum(before, {-1}, false, int32 ? at::kInt : at::kLong);
+}
+
+// searchsorted.Tensor(sorted_sequence, self, out_int32, right, side, sorter)
+void SearchSorted(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor sorted = Arg(op, *stack, 0).toTensor();
+  at::Tensor values = Arg(op, *stack, 1).toTensor();
+  bool int32 = Arg(op, *stack, 2).toBool();
+  bool right = Arg(op, *stack, 3).toBool();
+  const c10::IValue& side = Arg(op, *stack, 4);
+  const c10::IValue& sorter = Arg(op, *stack, 5);
+  bool sameBatch = sorted.dim() >= 1 && sorted.dim() == values.dim() &&
+                   sorted.sizes().slice(0, sorted.dim() - 1).equals(
+                       values.sizes().slice(0, values.dim() - 1));
+  bool handled = sorted.scalar_type() == values.scalar_type() && sorted.size(-1) > 0 &&
+                 (sorted.dim() == 1 || sameBatch) && values.dim() >= 1 &&
+                 (!sorter.isTensor() || !sorter.toTensor().defined()) &&
+                 values.numel() * sorted.size(-1) <= kMaxPairs;
+  if (side.isString()) {
+    std::string s = side.toStringRef();
+    handled = handled && (s == "left" || s == "right") && (s == "right") >= right;
+    right = s == "right";
+  }
+  // Anything else (sorter, mismatched shapes or dtypes: eager's errors)
+  // runs eagerly.
+  if (!handled) return RunEagerFallback(op, stack);
+  Return(op, stack, InsertionPoints(sorted, values, right, int32));
+}
+
+// bucketize.Tensor(self, boundaries, out_int32, right)
+void Bucketize(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor values = Arg(op, *stack, 0).toTensor();
+  at::Tensor boundaries = Arg(op, *stack, 1).toTensor();
+  bool handled = boundaries.dim() == 1 && boundaries.numel() > 0 && values.dim() >= 1 &&
+                 boundaries.scalar_type() == values.scalar_type() &&
+                 values.numel() * boundaries.numel() <= kMaxPairs;
+  if (!handled) return RunEagerFallback(op, stack);
+  Return(op, stack,
+         InsertionPoints(boundaries, values, Arg(op, *stack, 3).toBool(),
+                         Arg(op, *stack, 2).toBool()));
+}
+
+// repeat_interleave.Tensor(repeats, output_size): the source index of each
+// output element.
+void RepeatInterleaveIndices(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor repeats = Arg(op, *stack, 0).toTensor();
+  if (repeats.dim() != 1 || repeats.numel() == 0 ||
+      (repeats.scalar_type() != at::kLong && repeats.scalar_type() != at::kInt))
+    return RunEagerFallback(op, stack);  // eager's errors, or its empty result
+  at::Tensor counts = repeats.to(at::kLong);
+  // One sync: the total (the result's size) and the smallest repeat.
+  at::Tensor summary = at::stack({at::sum(counts), at::amin(counts)}).cpu();
+  int64_t total = summary[0].item<int64_t>();
+  TORCH_CHECK(summary[1].item<int64_t>() >= 0, "repeats can not be negative");
+  const c10::IValue& outputSize = Arg(op, *stack, 1);
+  if (outputSize.isInt())
+    TORCH_CHECK(outputSize.toInt() == total, "allocated size does not match required size");
+  if (total == 0) return Return(op, stack, at::empty({0}, repeats.options()));
+  at::Tensor starts = at::cumsum(counts, 0) - counts;
+  at::Tensor marks = at::scatter_add(at::zeros({total + 1}, counts.options()), 0, starts,
+                                     at::ones_like(counts));
+  at::Tensor index = at::slice_copy(at::cumsum(marks, 0), 0, 0, total) - 1;
+  Return(op, stack, index.to(repeats.scalar_type()));
+}
+
+// index_reduce(self, dim, index, source, reduce, include_self)
+void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = Arg(op, *stack, 0).toTensor();
+  int64_t dim = Arg(op, *stack, 1).toInt();
+  at::Tensor index = Arg(op, *stack, 2).toTensor();
+  at::Tensor source = Arg(op, *stack, 3).toTensor();
+  std::string reduce = Arg(op, *stack, 4).toStringRef();
+  bool includeSelf = Arg(op, *stack, 5).toBool();
+  at::index_reduce(Meta(self), dim, Meta(index), Meta(source), reduce, includeSelf);
+  if (source.dim() == 0 || self.dim() == 0) return RunEagerFallback(op, stack);
+  dim = c10::maybe_wrap_dim(dim, source.dim());
+  std::vector<int64_t> shape(source.dim(), 1);
+  shape[dim] = index.numel();
+  at::Tensor expanded =
+      at::expand_copy(at::view_copy(index.to(at::kLong), shape), source.sizes());
+  Return(op, stack, at::scatter_reduce(self, dim, expanded, source, reduce, includeSelf));
+}
+
+// renorm(self, p, dim, maxnorm)
+void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = Arg(op, *stack, 0).toTensor();
+  at::Scalar p = Arg(op, *stack, 1).toScalar();
+  int64_t dim = Arg(op, *stack, 2).toInt();
+  at::Scalar maxnorm = Arg(op, *stack, 3).toScalar();
+  at::renorm(Meta(self), p, dim, maxnorm);  // eager's checks
+  if (!at::isFloatingType(self.scalar_type()) || self.dim() == 0)
+    return RunEagerFallback(op, stack);
+  dim = c10::maybe_wrap_dim(dim, self.dim());
+  std::vector<int64_t> reduceDims;
+  for (int64_t d = 0; d < self.dim(); ++d)
+    if (d != dim) reduceDims.push_back(d);
+  at::ScalarType acc = at::toAccumulateType(self.scalar_type(), /*is_cpu=*/true);
+  at::Tensor norm = at::linalg_vector_norm(self, p, reduceDims, /*keepdim=*/true, acc);
+  double limit = maxnorm.toDouble();
+  at::Tensor factor = at::where(at::gt(norm, limit),
+                                at::div(at::full_like(norm, limit), at::add(norm, 1e-7)),
+                                at::ones_like(norm));
+  Return(op, stack, at::mul(self, factor.to(self.scalar_type())));
+}
+
+}  // namespace
+
+void RegisterSearchKernels() {
+  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
+                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  QuietWarnings quiet;
+  lib->impl("count_nonzero.dim_IntList", torch::CppFunction::makeFromBoxedFunction<&CountNonzero>());
+  lib->impl("isin.Tensor_Tensor", torch::CppFunction::makeFromBoxedFunction<&IsinTensorTensor>());
+  lib->impl("searchsorted.Tensor", torch::CppFunction::makeFromBoxedFunction<&SearchSorted>());
+  lib->impl("bucketize.Tensor", torch::CppFunction::makeFromBoxedFunction<&Bucketize>());
+  lib->impl("repeat_interleave.Tensor",
+            torch::CppFunction::makeFromBoxedFunction<&RepeatInterleaveIndices>());
+  lib->impl("index_reduce", torch::CppFunction::makeFromBoxedFunction<&IndexReduce>());
+  lib->impl("renorm", torch::CppFunction::makeFromBoxedFunction<&Renorm>());
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir

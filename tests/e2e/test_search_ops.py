@@ -1,0 +1,113 @@
+"""count_nonzero, isin, searchsorted, bucketize, repeat_interleave with a
+repeats tensor, index_reduce and renorm on the lazy device vs eager CPU,
+with gradients where eager has them (ltc_backend/lazy_kernels/
+search_kernels.cpp). Each stays in native graphs: no op through the eager
+fallback."""
+import pytest
+import torch
+import torch._lazy.metrics as lazy_metrics
+
+import ltc_mlir
+from lazy_testing import assert_all_native
+
+
+@pytest.fixture(autouse=True)
+def _init():
+    ltc_mlir.init()
+    ltc_mlir.reset_metrics()
+    lazy_metrics.reset()
+
+
+def eager_fallback_ops():
+    return sorted(n for n in lazy_metrics.counter_names()
+                  if n.startswith("aten::") and n != "aten::_local_scalar_dense"
+                  and lazy_metrics.counter_value(n))
+
+
+def gen(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def check(fn, *inputs, grad=None, rtol=0, atol=0):
+    outs = []
+    for device in ("cpu", "lazy"):
+        args = [t.detach().to(device) for t in inputs]
+        if grad is not None:
+            args[grad].requires_grad_()
+        out = fn(*args)
+        results = [out]
+        if grad is not None:
+            (out * torch.arange(out.numel(), dtype=out.dtype).view(out.shape).to(device)).sum().backward()
+            results.append(args[grad].grad)
+        if device == "lazy":
+            torch._lazy.mark_step()
+        outs.append([r.detach().cpu() for r in results])
+    for e, l in zip(*outs):
+        assert e.dtype == l.dtype and e.shape == l.shape
+        torch.testing.assert_close(l, e, rtol=rtol, atol=atol)
+    assert eager_fallback_ops() == []
+    assert_all_native()
+
+
+X = torch.randn(4, 6, generator=gen(0))
+I = torch.randint(-3, 4, (5, 7), generator=gen(1))
+SORTED = torch.sort(torch.randn(9, generator=gen(2))).values
+SORTED_2D = torch.sort(torch.randn(4, 9, generator=gen(3)), dim=-1).values
+
+CASES = {
+    "count_nonzero": (lambda t: torch.count_nonzero(t), I),
+    "count_nonzero_dim": (lambda t: torch.count_nonzero(t, dim=1), I),
+    "count_nonzero_dims": (lambda t: torch.count_nonzero(t, dim=(0, 1)), X > 0),
+    "isin": (lambda a, b: torch.isin(a, b), I, torch.tensor([0, 2, 3])),
+    "isin_invert": (lambda a, b: torch.isin(a, b, invert=True), I, torch.tensor([[1], [-3]])),
+    "isin_float_nan": (lambda a, b: torch.isin(a, b), torch.tensor([1., float("nan"), 2.]),
+                       torch.tensor([float("nan"), 2.])),
+    "searchsorted_left": (lambda s, v: torch.searchsorted(s, v), SORTED, X),
+    "searchsorted_right_int32": (lambda s, v: torch.searchsorted(s, v, right=True, out_int32=True),
+                                 SORTED, X),
+    "searchsorted_side": (lambda s, v: torch.searchsorted(s, v, side="right"), SORTED, X),
+    "searchsorted_batched": (lambda s, v: torch.searchsorted(s, v), SORTED_2D, X),
+    "searchsorted_ties_and_nan": (lambda s, v: torch.searchsorted(s, v),
+                                  torch.tensor([1., 2., 2., 3.]),
+                                  torch.tensor([[2., 0., float("nan"), 9.]])),
+    "bucketize": (lambda v, b: torch.bucketize(v, b), X, SORTED),
+    "bucketize_right": (lambda v, b: torch.bucketize(v, b, right=True),
+                        torch.tensor([1, 2, 3, 5]), torch.tensor([1, 3, 5])),
+    "repeat_interleave_indices": (lambda r: torch.repeat_interleave(r),
+                                  torch.tensor([2, 0, 1, 3, 0])),
+    "repeat_interleave_tensor_repeats": (lambda t, r: torch.repeat_interleave(t, r, dim=0),
+                                         X, torch.tensor([1, 0, 2, 3])),
+    "index_reduce_prod": (lambda s, i, src: s.index_reduce(0, i, src, "prod"), X,
+                          torch.tensor([0, 2, 0, 3, 2]), torch.randn(5, 6, generator=gen(4))),
+    "index_reduce_mean_excl": (lambda s, i, src: s.index_reduce(1, i, src, "mean", include_self=False),
+                               X, torch.tensor([5, 0, 5]), torch.randn(4, 3, generator=gen(5))),
+    "index_reduce_amax": (lambda s, i, src: s.index_reduce(0, i, src, "amax"), X,
+                          torch.tensor([1, 1, 3]), torch.randn(3, 6, generator=gen(6))),
+    "renorm": (lambda t: torch.renorm(t, 2, 0, 1.5), X),
+    "renorm_p1_dim1": (lambda t: torch.renorm(t, 1, 1, 0.8), X),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_matches_eager(name):
+    fn, *inputs = CASES[name]
+    check(fn, *inputs)
+
+
+@pytest.mark.parametrize("name", ["renorm", "index_reduce_prod", "index_reduce_mean_excl",
+                                  "repeat_interleave_tensor_repeats"])
+def test_gradients_match_eager(name):
+    fn, *inputs = CASES[name]
+    check(fn, *inputs, grad=0, rtol=1e-5, atol=1e-6)
+
+
+def test_errors_are_eagers():
+    with pytest.raises(RuntimeError, match="repeats can not be negative"):
+        torch.repeat_interleave(torch.tensor([1, -1]).to("lazy"))
+    with pytest.raises(RuntimeError) as eager:
+        torch.searchsorted(SORTED_2D, X[None])
+    with pytest.raises(RuntimeError) as lazy:
+        torch.searchsorted(SORTED_2D.to("lazy"), X[None].to("lazy"))
+    assert str(lazy.value) == str(eager.value)
+    with pytest.raises(IndexError):
+        X.to("lazy").index_reduce(2, torch.tensor([0]).to("lazy"), X.to("lazy"), "prod")
