@@ -88,21 +88,25 @@ void SearchSorted(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   bool right = Arg(op, *stack, 3).toBool();
   const c10::IValue& side = Arg(op, *stack, 4);
   const c10::IValue& sorter = Arg(op, *stack, 5);
+  bool hasSorter = sorter.isTensor() && sorter.toTensor().defined();
   bool sameBatch = sorted.dim() >= 1 && sorted.dim() == values.dim() &&
                    sorted.sizes().slice(0, sorted.dim() - 1).equals(
                        values.sizes().slice(0, values.dim() - 1));
-  bool handled = sorted.scalar_type() == values.scalar_type() && sorted.size(-1) > 0 &&
-                 (sorted.dim() == 1 || sameBatch) && values.dim() >= 1 &&
-                 (!sorter.isTensor() || !sorter.toTensor().defined()) &&
+  bool handled = sorted.scalar_type() == values.scalar_type() && sorted.dim() >= 1 &&
+                 (sorted.dim() == 1 || sameBatch) &&
+                 (!hasSorter || (sorter.toTensor().scalar_type() == at::kLong &&
+                                 sorter.toTensor().sizes().equals(sorted.sizes()))) &&
                  values.numel() * sorted.size(-1) <= kMaxPairs;
   if (side.isString()) {
     std::string s = side.toStringRef();
     handled = handled && (s == "left" || s == "right") && (s == "right") >= right;
     right = s == "right";
   }
-  // Anything else (sorter, mismatched shapes or dtypes: eager's errors)
-  // runs eagerly.
+  // Anything else (mismatched shapes or dtypes: eager's errors or type
+  // promotion) runs eagerly.
   if (!handled) return RunEagerFallback(op, stack);
+  // The sorter's order: the boundaries eager's search reads, in turn.
+  if (hasSorter) sorted = at::gather(sorted, -1, sorter.toTensor());
   Return(op, stack, InsertionPoints(sorted, values, right, int32));
 }
 
@@ -111,7 +115,7 @@ void Bucketize(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
   at::Tensor values = Arg(op, *stack, 0).toTensor();
   at::Tensor boundaries = Arg(op, *stack, 1).toTensor();
-  bool handled = boundaries.dim() == 1 && boundaries.numel() > 0 && values.dim() >= 1 &&
+  bool handled = boundaries.dim() == 1 &&
                  boundaries.scalar_type() == values.scalar_type() &&
                  values.numel() * boundaries.numel() <= kMaxPairs;
   if (!handled) return RunEagerFallback(op, stack);
@@ -154,13 +158,17 @@ void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::string reduce = Arg(op, *stack, 4).toStringRef();
   bool includeSelf = Arg(op, *stack, 5).toBool();
   at::index_reduce(Meta(self), dim, Meta(index), Meta(source), reduce, includeSelf);
-  if (source.dim() == 0 || self.dim() == 0) return RunEagerFallback(op, stack);
+  // 0-dim self and source act as one-element vectors.
+  std::vector<int64_t> selfShape = self.sizes().vec();
+  if (self.dim() == 0) self = at::view_copy(self, {1});
+  if (source.dim() == 0) source = at::view_copy(source, {1});
   dim = c10::maybe_wrap_dim(dim, source.dim());
   std::vector<int64_t> shape(source.dim(), 1);
   shape[dim] = index.numel();
   at::Tensor expanded =
       at::expand_copy(at::view_copy(index.to(at::kLong), shape), source.sizes());
-  Return(op, stack, at::scatter_reduce(self, dim, expanded, source, reduce, includeSelf));
+  at::Tensor result = at::scatter_reduce(self, dim, expanded, source, reduce, includeSelf);
+  Return(op, stack, at::view_copy(result, selfShape));
 }
 
 // renorm(self, p, dim, maxnorm)
