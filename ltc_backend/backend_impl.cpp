@@ -323,6 +323,7 @@ void InitBackend() {
     RegisterEqualKernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
+    RegisterRandomInPlaceKernels();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

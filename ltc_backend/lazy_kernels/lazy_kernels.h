@@ -69,6 +69,11 @@ void RegisterMaskKernels();
 // index_reduce, renorm as lowered lazy ops (search_kernels.cpp): they ran
 // through the eager fallback.
 void RegisterSearchKernels();
+
+// normal_, uniform_, exponential_ on the Lazy key as their functional ops
+// copied into self (random_inplace_kernels.cpp): randn_like/rand_like ran
+// them through the eager fallback.
+void RegisterRandomInPlaceKernels();
 // `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
 // replaced by the index tensors of its nonzero(), as ATen expands them.
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);

@@ -217,3 +217,26 @@ def test_fractional_max_pool_with_given_samples_matches_eager(dims):
     lazy = run("lazy")
     torch.testing.assert_close(lazy[0], eager[0], rtol=0, atol=0)
     torch.testing.assert_close(lazy[1], eager[1], rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["randn_like", "rand_like", "exponential_"])
+def test_like_factories_stay_native(kind):
+    # randn_like/rand_like run below functionalization as empty_like + the
+    # in-place sampler on the Lazy key (random_inplace_kernels.cpp).
+    import torch._lazy.metrics as lazy_metrics
+    lazy_metrics.reset()
+    x = torch.zeros(400, 500)
+    fn = {"randn_like": torch.randn_like, "rand_like": torch.rand_like,
+          "exponential_": lambda t: torch.empty_like(t).exponential_(2.0)}[kind]
+    torch.manual_seed(3)
+    out = lazy_sample(fn, x)
+    torch.manual_seed(3)
+    again = lazy_sample(fn, x)
+    assert out.shape == x.shape and torch.equal(out, again)
+    mean, var, fourth = {"randn_like": (0.0, 1.0, 3.0), "rand_like": (0.5, 1 / 12, 1 / 80),
+                         "exponential_": (0.5, 0.25, 9 / 16)}[kind]
+    check_mean_var(out, mean, var, fourth)
+    assert [n for n in lazy_metrics.counter_names()
+            if n.startswith("aten::") and n != "aten::_local_scalar_dense"
+            and lazy_metrics.counter_value(n)] == []
+    assert_all_native()
