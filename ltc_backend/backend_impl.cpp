@@ -324,6 +324,7 @@ void InitBackend() {
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();
+    RegisterEmbeddingBagKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

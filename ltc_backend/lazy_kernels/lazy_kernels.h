@@ -74,6 +74,11 @@ void RegisterSearchKernels();
 // copied into self (random_inplace_kernels.cpp): randn_like/rand_like ran
 // them through the eager fallback.
 void RegisterRandomInPlaceKernels();
+
+// embedding_bag in sum/mean mode as differentiable lazy ops on the
+// AutogradLazy key (embedding_bag_kernel.cpp): _embedding_bag and its
+// backward ran through the eager fallback.
+void RegisterEmbeddingBagKernel();
 // `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
 // replaced by the index tensors of its nonzero(), as ATen expands them.
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);
