@@ -128,9 +128,20 @@ at::Tensor MaxPool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::
       at::max_pool3d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
+// unfold_backward(grad, input_sizes, dim, size, step), Tensor.unfold's
+// window gradient (lowered in TorchToLinalg Unfold.cpp): no Meta kernel in
+// torch 1.13; the result has input_sizes and grad's dtype.
+std::vector<torch::lazy::Shape> UnfoldBackwardShapes(const c10::OperatorHandle& op,
+                                                     const torch::jit::Stack& stack) {
+  const size_t n = op.schema().arguments().size();
+  const at::Tensor& grad = stack[stack.size() - n].toTensor();
+  return {torch::lazy::Shape(grad.scalar_type(), stack[stack.size() - n + 1].toIntVector())};
+}
+
 }  // namespace
 
 void RegisterPoolingKernels() {
+  RegisterAtenOpKernel("unfold_backward", UnfoldBackwardShapes);
   for (const char* op : {"avg_pool3d", "avg_pool3d_backward", "_adaptive_avg_pool3d",
                          "adaptive_max_pool3d", "adaptive_max_pool3d_backward",
                          "upsample_nearest3d", "upsample_nearest3d_backward"})

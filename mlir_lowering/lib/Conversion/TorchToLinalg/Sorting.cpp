@@ -268,6 +268,7 @@ void populateSortingPatterns(TorchTypeConverter &typeConverter,
                                                        patterns.getContext());
   populateSelectionPatterns(typeConverter, patterns);
   populateCumulativePatterns(typeConverter, patterns);
+  populateUnfoldPatterns(typeConverter, patterns);
 }
 
 } // namespace ltc_mlir::torch_to_linalg

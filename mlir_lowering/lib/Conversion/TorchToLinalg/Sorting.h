@@ -63,6 +63,9 @@ protected:
 /// median, nanmedian, kthvalue, mode (Selection.cpp).
 void populateSelectionPatterns(TorchTypeConverter &typeConverter,
                                mlir::RewritePatternSet &patterns);
+/// unfold_copy, unfold_backward (Unfold.cpp).
+void populateUnfoldPatterns(TorchTypeConverter &typeConverter,
+                            mlir::RewritePatternSet &patterns);
 /// cummax, cummin, logcumsumexp, logsumexp, put (CumulativeOps.cpp).
 void populateCumulativePatterns(TorchTypeConverter &typeConverter,
                                 mlir::RewritePatternSet &patterns);
