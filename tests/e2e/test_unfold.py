@@ -25,7 +25,7 @@ def test_unfold_and_gradient_match_eager(shape, dim, size, step, dtype):
     x = torch.randn(*shape, generator=g, dtype=dtype)
     results = []
     for device in ("cpu", "lazy"):
-        t = x.to(device).requires_grad_()
+        t = x.detach().clone().to(device).requires_grad_()
         y = t.unfold(dim, size, step)
         cot = torch.randn(y.shape, generator=torch.Generator().manual_seed(1), dtype=dtype)
         (y * cot.to(device)).sum().backward()
