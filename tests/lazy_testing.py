@@ -69,3 +69,12 @@ def assert_ops_native(*ops):
         assert m["native_ops"].get(op, 0) >= 1, f"{op} did not run natively: {m['native_ops']}"
         assert op not in m["fallback_ops"], f"{op} fell back: {m['fallback_reasons']}"
     return m
+
+
+def eager_fallback_ops():
+    """The aten ops LTC ran through the per-op eager fallback since the last
+    torch._lazy.metrics.reset() (reading a scalar back is not one)."""
+    import torch._lazy.metrics as lazy_metrics
+    return sorted(n for n in lazy_metrics.counter_names()
+                  if n.startswith("aten::") and n != "aten::_local_scalar_dense"
+                  and lazy_metrics.counter_value(n))

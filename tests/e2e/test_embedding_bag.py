@@ -8,7 +8,7 @@ import torch.nn.functional as F
 import torch._lazy.metrics as lazy_metrics
 
 import ltc_mlir
-from lazy_testing import assert_all_native
+from lazy_testing import assert_all_native, eager_fallback_ops
 
 
 @pytest.fixture(autouse=True)
@@ -16,12 +16,6 @@ def _init():
     ltc_mlir.init()
     ltc_mlir.reset_metrics()
     lazy_metrics.reset()
-
-
-def eager_fallback_ops():
-    return sorted(n for n in lazy_metrics.counter_names()
-                  if n.startswith("aten::") and n != "aten::_local_scalar_dense"
-                  and lazy_metrics.counter_value(n))
 
 
 def gen(seed):

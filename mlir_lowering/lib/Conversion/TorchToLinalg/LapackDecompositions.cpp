@@ -154,71 +154,64 @@ LogicalResult replaceWithEmptyResults(Operation *op,
   return success();
 }
 
-/// _linalg_svd(A, full_matrices, compute_uv, driver) -> (U, S, Vh).
-class ConvertSvd : public NamedTorchPattern {
+/// The batched input of a decomposition: [count, m, n].
+struct BatchedMatrix {
+  Value value;
+  Type elem;
+  int64_t count, m, n;
+};
+
+/// The parts every decomposition shares: static results of the input's
+/// dtype, constant arguments (checkArguments), eager's empty results, the
+/// input batched; rewriteMatrices builds the call. `finish` reshapes the
+/// batched results back, or makes empty ones (a null value).
+class LapackPattern : public NamedTorchPattern {
 public:
-  ConvertSvd(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, "torch.aten._linalg_svd", ctx) {}
+  using NamedTorchPattern::NamedTorchPattern;
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
+                  ConversionPatternRewriter &rewriter) const final {
     auto types = getResultTypes(op);
     if (failed(types))
       return fail(op, rewriter, "result types are not static tensors");
     StringRef why;
-    if (failed(checkOperand(operands[0], *types, why)))
+    if (failed(checkOperand(operands[0], *types, why)) ||
+        failed(checkArguments(op, why)))
       return fail(op, rewriter, why);
-    std::optional<bool> full = getConstantBool(op->getOperand(1));
-    std::optional<bool> computeUV = getConstantBool(op->getOperand(2));
-    if (!full || !computeUV)
-      return fail(op, rewriter, "full_matrices and compute_uv must be constants");
-    if (!isNone(op->getOperand(3)))
-      return fail(op, rewriter, "a driver is only accepted on CUDA");
-    if (hasZeroDim({cast<RankedTensorType>(operands[0].getType())})) {
+    auto aType = cast<RankedTensorType>(operands[0].getType());
+    if (hasZeroDim({aType})) {
       if (failed(replaceWithEmptyResults(op, rewriter, *types)))
         return fail(op, rewriter, "unexpected result shapes for an empty input");
       return success();
     }
-    Location loc = op->getLoc();
-    auto aType = cast<RankedTensorType>(operands[0].getType());
-    Type elem = aType.getElementType();
-    int64_t m = aType.getDimSize(aType.getRank() - 2);
-    int64_t n = aType.getDimSize(aType.getRank() - 1), k = std::min(m, n);
-    ArrayRef<int64_t> batch = aType.getShape().drop_back(2);
-    FailureOr<Value> aB = toBatched(rewriter, loc, operands[0], batch);
+    FailureOr<Value> aB = toBatched(rewriter, op->getLoc(), operands[0],
+                                    aType.getShape().drop_back(2));
     if (failed(aB))
       return fail(op, rewriter, "cannot collapse the batch dims");
-    int64_t count = cast<RankedTensorType>(aB->getType()).getDimSize(0);
-    int64_t uCols = *full ? m : k, vhRows = *full ? n : k;
-    auto batched = [&](ArrayRef<int64_t> shape, Type t = nullptr) {
-      SmallVector<int64_t> s = {count};
-      s.append(shape.begin(), shape.end());
-      return RankedTensorType::get(s, t ? t : elem);
-    };
-    SmallVector<RankedTensorType> outs = {
-        *computeUV ? batched({m, uCols}) : batched({0, 0}), batched({k}),
-        *computeUV ? batched({vhRows, n}) : batched({0, 0}),
-        batched({}, rewriter.getI32Type())};
-    SmallVector<Value> r =
-        callRuntime(rewriter, loc, entryName("svd", elem), {*aB}, outs,
-                    {*full ? 1 : 0, *computeUV ? 1 : 0});
-    // Eager's messages (_linalg_check_errors): gesdd reports NaN/inf input
-    // as an illegal 4th argument.
-    checkInfo(rewriter, loc, r[3], arith::CmpIPredicate::ne, -4,
-              "linalg.svd: The algorithm failed to converge because the "
-              "input matrix contained non-finite values.");
-    checkInfo(rewriter, loc, r[3], arith::CmpIPredicate::sle, 0,
-              "linalg.svd: The algorithm failed to converge because the "
-              "input matrix is ill-conditioned or has too many repeated "
-              "singular values (LAPACK's gesdd returned a positive info).");
+    int64_t rank = aType.getRank();
+    BatchedMatrix a{*aB, aType.getElementType(),
+                    cast<RankedTensorType>(aB->getType()).getDimSize(0),
+                    aType.getDimSize(rank - 2), aType.getDimSize(rank - 1)};
+    return rewriteMatrices(op, rewriter, *types, a);
+  }
+
+protected:
+  virtual LogicalResult checkArguments(Operation *op, StringRef &why) const = 0;
+  virtual LogicalResult rewriteMatrices(Operation *op,
+                                        ConversionPatternRewriter &rewriter,
+                                        ArrayRef<RankedTensorType> types,
+                                        const BatchedMatrix &a) const = 0;
+
+  LogicalResult finish(Operation *op, ConversionPatternRewriter &rewriter,
+                       ArrayRef<Value> values,
+                       ArrayRef<RankedTensorType> types) const {
     SmallVector<Value> results;
-    for (auto [value, type] : llvm::zip(ArrayRef<Value>(r).take_front(3),
-                                        *types)) {
-      if (!*computeUV && type.getNumElements() == 0) {
-        results.push_back(createEmptyTensor(rewriter, loc, type));
+    for (auto [value, type] : llvm::zip(values, types)) {
+      if (!value) {
+        results.push_back(createEmptyTensor(rewriter, op->getLoc(), type));
         continue;
       }
-      FailureOr<Value> out = fromBatched(rewriter, loc, value, type);
+      FailureOr<Value> out = fromBatched(rewriter, op->getLoc(), value, type);
       if (failed(out))
         return fail(op, rewriter, "result shapes do not match");
       results.push_back(*out);
@@ -228,131 +221,140 @@ public:
   }
 };
 
+RankedTensorType batchedType(int64_t count, ArrayRef<int64_t> shape, Type elem) {
+  SmallVector<int64_t> s = {count};
+  s.append(shape.begin(), shape.end());
+  return RankedTensorType::get(s, elem);
+}
+
+/// _linalg_svd(A, full_matrices, compute_uv, driver) -> (U, S, Vh).
+class ConvertSvd : public LapackPattern {
+public:
+  ConvertSvd(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : LapackPattern(tc, "torch.aten._linalg_svd", ctx) {}
+
+protected:
+  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
+    if (!getConstantBool(op->getOperand(1)) || !getConstantBool(op->getOperand(2)))
+      why = "full_matrices and compute_uv must be constants";
+    else if (!isNone(op->getOperand(3)))
+      why = "a driver is only accepted on CUDA";
+    else
+      return success();
+    return failure();
+  }
+  LogicalResult rewriteMatrices(Operation *op,
+                                ConversionPatternRewriter &rewriter,
+                                ArrayRef<RankedTensorType> types,
+                                const BatchedMatrix &a) const override {
+    bool full = *getConstantBool(op->getOperand(1));
+    bool computeUV = *getConstantBool(op->getOperand(2));
+    Location loc = op->getLoc();
+    int64_t k = std::min(a.m, a.n);
+    int64_t uCols = full ? a.m : k, vhRows = full ? a.n : k;
+    auto none = batchedType(a.count, {0, 0}, a.elem);
+    SmallVector<RankedTensorType> outs = {
+        computeUV ? batchedType(a.count, {a.m, uCols}, a.elem) : none,
+        batchedType(a.count, {k}, a.elem),
+        computeUV ? batchedType(a.count, {vhRows, a.n}, a.elem) : none,
+        batchedType(a.count, {}, rewriter.getI32Type())};
+    SmallVector<Value> r =
+        callRuntime(rewriter, loc, entryName("svd", a.elem), {a.value}, outs,
+                    {full ? 1 : 0, computeUV ? 1 : 0});
+    // Eager's messages (_linalg_check_errors): gesdd reports NaN/inf input
+    // as an illegal 4th argument.
+    checkInfo(rewriter, loc, r[3], arith::CmpIPredicate::ne, -4,
+              "linalg.svd: The algorithm failed to converge because the "
+              "input matrix contained non-finite values.");
+    checkInfo(rewriter, loc, r[3], arith::CmpIPredicate::sle, 0,
+              "linalg.svd: The algorithm failed to converge because the "
+              "input matrix is ill-conditioned or has too many repeated "
+              "singular values (LAPACK's gesdd returned a positive info).");
+    return finish(op, rewriter,
+                  {computeUV ? r[0] : Value(), r[1], computeUV ? r[2] : Value()},
+                  types);
+  }
+};
+
 /// _linalg_eigh(A, UPLO, compute_v) -> (eigenvalues, eigenvectors).
-class ConvertEigh : public NamedTorchPattern {
+class ConvertEigh : public LapackPattern {
 public:
   ConvertEigh(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, "torch.aten._linalg_eigh", ctx) {}
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto types = getResultTypes(op);
-    if (failed(types))
-      return fail(op, rewriter, "result types are not static tensors");
-    StringRef why;
-    if (failed(checkOperand(operands[0], *types, why)))
-      return fail(op, rewriter, why);
+      : LapackPattern(tc, "torch.aten._linalg_eigh", ctx) {}
+
+protected:
+  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
     std::optional<std::string> uplo = getConstantStr(op->getOperand(1));
-    std::optional<bool> computeV = getConstantBool(op->getOperand(2));
-    if (!uplo || !computeV)
-      return fail(op, rewriter, "UPLO and compute_v must be constants");
-    bool upper = *uplo == "U" || *uplo == "u";
-    if (!upper && *uplo != "L" && *uplo != "l")
-      return fail(op, rewriter, "UPLO must be 'L' or 'U' (eager raises)");
-    if (hasZeroDim({cast<RankedTensorType>(operands[0].getType())})) {
-      if (failed(replaceWithEmptyResults(op, rewriter, *types)))
-        return fail(op, rewriter, "unexpected result shapes for an empty input");
+    auto type = cast<RankedTensorType>(
+        converter.convertType(op->getOperand(0).getType()));
+    if (!uplo || !getConstantBool(op->getOperand(2)))
+      why = "UPLO and compute_v must be constants";
+    else if (*uplo != "U" && *uplo != "u" && *uplo != "L" && *uplo != "l")
+      why = "UPLO must be 'L' or 'U' (eager raises)";
+    else if (type.getDimSize(type.getRank() - 2) !=
+             type.getDimSize(type.getRank() - 1))
+      why = "the matrices must be square (eager raises)";
+    else
       return success();
-    }
+    return failure();
+  }
+  LogicalResult rewriteMatrices(Operation *op,
+                                ConversionPatternRewriter &rewriter,
+                                ArrayRef<RankedTensorType> types,
+                                const BatchedMatrix &a) const override {
+    std::string uplo = *getConstantStr(op->getOperand(1));
+    bool computeV = *getConstantBool(op->getOperand(2));
     Location loc = op->getLoc();
-    auto aType = cast<RankedTensorType>(operands[0].getType());
-    Type elem = aType.getElementType();
-    int64_t n = aType.getDimSize(aType.getRank() - 1);
-    if (aType.getDimSize(aType.getRank() - 2) != n)
-      return fail(op, rewriter, "the matrices must be square (eager raises)");
-    FailureOr<Value> aB =
-        toBatched(rewriter, loc, operands[0], aType.getShape().drop_back(2));
-    if (failed(aB))
-      return fail(op, rewriter, "cannot collapse the batch dims");
-    int64_t count = cast<RankedTensorType>(aB->getType()).getDimSize(0);
     SmallVector<RankedTensorType> outs = {
-        RankedTensorType::get({count, n}, elem),
-        *computeV ? RankedTensorType::get({count, n, n}, elem)
-                  : RankedTensorType::get({count, 0, 0}, elem),
-        RankedTensorType::get({count}, rewriter.getI32Type())};
-    SmallVector<Value> r =
-        callRuntime(rewriter, loc, entryName("eigh", elem), {*aB}, outs,
-                    {upper ? 1 : 0, *computeV ? 1 : 0});
+        batchedType(a.count, {a.n}, a.elem),
+        batchedType(a.count, computeV ? SmallVector<int64_t>{a.n, a.n}
+                                      : SmallVector<int64_t>{0, 0},
+                    a.elem),
+        batchedType(a.count, {}, rewriter.getI32Type())};
+    SmallVector<Value> r = callRuntime(
+        rewriter, loc, entryName("eigh", a.elem), {a.value}, outs,
+        {uplo == "U" || uplo == "u" ? 1 : 0, computeV ? 1 : 0});
     checkInfo(rewriter, loc, r[2], arith::CmpIPredicate::eq, 0,
               "linalg.eigh: The algorithm failed to converge because the "
               "input matrix is ill-conditioned or has too many repeated "
               "eigenvalues (LAPACK's syevd returned a nonzero info).");
-    FailureOr<Value> values = fromBatched(rewriter, loc, r[0], (*types)[0]);
-    if (failed(values))
-      return fail(op, rewriter, "result shapes do not match");
-    Value vectors;
-    if (*computeV) {
-      FailureOr<Value> v = fromBatched(rewriter, loc, r[1], (*types)[1]);
-      if (failed(v))
-        return fail(op, rewriter, "result shapes do not match");
-      vectors = *v;
-    } else {
-      vectors = createEmptyTensor(rewriter, loc, (*types)[1]);
-    }
-    rewriter.replaceOp(op, ValueRange{*values, vectors});
-    return success();
+    return finish(op, rewriter, {r[0], computeV ? r[1] : Value()}, types);
   }
 };
 
 /// linalg_qr(A, mode) -> (Q, R), mode "reduced", "complete" or "r".
-class ConvertQr : public NamedTorchPattern {
+class ConvertQr : public LapackPattern {
 public:
   ConvertQr(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc, "torch.aten.linalg_qr", ctx) {}
-  LogicalResult
-  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto types = getResultTypes(op);
-    if (failed(types))
-      return fail(op, rewriter, "result types are not static tensors");
-    StringRef why;
-    if (failed(checkOperand(operands[0], *types, why)))
-      return fail(op, rewriter, why);
-    std::optional<std::string> modeName = getConstantStr(op->getOperand(1));
-    if (!modeName)
-      return fail(op, rewriter, "mode must be a constant");
-    int64_t mode = *modeName == "reduced"    ? 0
-                   : *modeName == "complete" ? 1
-                   : *modeName == "r"        ? 2
-                                             : -1;
-    if (mode < 0)
-      return fail(op, rewriter, "unknown mode (eager raises)");
-    if (hasZeroDim({cast<RankedTensorType>(operands[0].getType())})) {
-      if (failed(replaceWithEmptyResults(op, rewriter, *types)))
-        return fail(op, rewriter, "unexpected result shapes for an empty input");
+      : LapackPattern(tc, "torch.aten.linalg_qr", ctx) {}
+
+protected:
+  static int64_t modeOf(Operation *op) {
+    std::optional<std::string> name = getConstantStr(op->getOperand(1));
+    if (!name)
+      return -1;
+    return *name == "reduced" ? 0 : *name == "complete" ? 1 : *name == "r" ? 2 : -1;
+  }
+  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
+    if (modeOf(op) >= 0)
       return success();
-    }
-    Location loc = op->getLoc();
-    auto aType = cast<RankedTensorType>(operands[0].getType());
-    Type elem = aType.getElementType();
-    int64_t m = aType.getDimSize(aType.getRank() - 2);
-    int64_t n = aType.getDimSize(aType.getRank() - 1), k = std::min(m, n);
-    FailureOr<Value> aB =
-        toBatched(rewriter, loc, operands[0], aType.getShape().drop_back(2));
-    if (failed(aB))
-      return fail(op, rewriter, "cannot collapse the batch dims");
-    int64_t count = cast<RankedTensorType>(aB->getType()).getDimSize(0);
-    int64_t qCols = mode == 1 ? m : k, rRows = mode == 1 ? m : k;
+    why = "mode must be a constant 'reduced', 'complete' or 'r' (eager raises)";
+    return failure();
+  }
+  LogicalResult rewriteMatrices(Operation *op,
+                                ConversionPatternRewriter &rewriter,
+                                ArrayRef<RankedTensorType> types,
+                                const BatchedMatrix &a) const override {
+    int64_t mode = modeOf(op), k = std::min(a.m, a.n);
+    int64_t qCols = mode == 1 ? a.m : k, rRows = mode == 1 ? a.m : k;
     SmallVector<RankedTensorType> outs = {
-        mode == 2 ? RankedTensorType::get({count, 0, 0}, elem)
-                  : RankedTensorType::get({count, m, qCols}, elem),
-        RankedTensorType::get({count, rRows, n}, elem)};
-    SmallVector<Value> r = callRuntime(rewriter, loc, entryName("qr", elem),
-                                       {*aB}, outs, {mode});
-    Value q;
-    if (mode == 2) {
-      q = createEmptyTensor(rewriter, loc, (*types)[0]);
-    } else {
-      FailureOr<Value> out = fromBatched(rewriter, loc, r[0], (*types)[0]);
-      if (failed(out))
-        return fail(op, rewriter, "result shapes do not match");
-      q = *out;
-    }
-    FailureOr<Value> rOut = fromBatched(rewriter, loc, r[1], (*types)[1]);
-    if (failed(rOut))
-      return fail(op, rewriter, "result shapes do not match");
-    rewriter.replaceOp(op, ValueRange{q, *rOut});
-    return success();
+        mode == 2 ? batchedType(a.count, {0, 0}, a.elem)
+                  : batchedType(a.count, {a.m, qCols}, a.elem),
+        batchedType(a.count, {rRows, a.n}, a.elem)};
+    SmallVector<Value> r = callRuntime(rewriter, op->getLoc(),
+                                       entryName("qr", a.elem), {a.value},
+                                       outs, {mode});
+    return finish(op, rewriter, {mode == 2 ? Value() : r[0], r[1]}, types);
   }
 };
 
