@@ -1,7 +1,7 @@
 """Both kinds of fallback keep results correct and are reported.
 
 1. Eager per-op fallback: ops with no lazy kernel in torch 1.13
-   (pdist, _linalg_svd; mse_loss, huber_loss, multi_margin_loss and det now have ours)
+   (pdist, linalg_matrix_exp; mse_loss, huber_loss, multi_margin_loss and det now have ours)
    run on CPU through the boxed fallback for the Lazy key.
 2. Graph fallback: a graph holding an op our lowering does not support runs
    whole through the TorchScript executor, and the op is named.
@@ -26,14 +26,15 @@ def test_eager_op_fallback_pdist():
     assert m["native_execute_count"] >= 1
 
 
-def test_eager_op_fallback_linalg_svdvals():
-    a = torch.randn(3, 4, 4, dtype=torch.float64)
-    eager, lazy = run_both(lambda x: torch.linalg.svdvals(x + 1.0), a)
+def test_eager_op_fallback_matrix_exp():
+    a = torch.randn(3, 4, 4, dtype=torch.float64) * 0.3
+    eager, lazy = run_both(lambda x: torch.linalg.matrix_exp(x + 1.0), a)
     assert_close(eager, lazy, rtol=1e-10, atol=1e-10)
     ops = ltc_mlir.metrics()["fallback_ops"]
-    # torch 1.13 dispatches svdvals to _linalg_svd, which has no lazy kernel
-    # (det, solve, inv, Cholesky and LU are lowered: test_dense_linalg.py).
-    assert ops.get("aten::_linalg_svd", 0) >= 1, ops
+    # linalg_matrix_exp has no lazy kernel nor lowering (svd, eigh, qr, det,
+    # solve, inv, Cholesky and LU are lowered: test_dense_linalg.py,
+    # test_lapack_decompositions.py).
+    assert ops.get("aten::linalg_matrix_exp", 0) >= 1, ops
 
 
 def test_graph_fallback_unsupported_op_is_named_and_correct(disabled_ops):
