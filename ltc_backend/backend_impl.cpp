@@ -325,6 +325,7 @@ void InitBackend() {
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();
     RegisterEmbeddingBagKernel();
+    RegisterDistanceKernels();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

@@ -79,6 +79,11 @@ void RegisterRandomInPlaceKernels();
 // AutogradLazy key (embedding_bag_kernel.cpp): _embedding_bag and its
 // backward ran through the eager fallback.
 void RegisterEmbeddingBagKernel();
+
+// _cdist_forward / _pdist_forward as differentiable lazy ops on the
+// AutogradLazy key (distance_kernels.cpp): they and their backward ran
+// through the eager fallback.
+void RegisterDistanceKernels();
 // `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
 // replaced by the index tensors of its nonzero(), as ATen expands them.
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);
