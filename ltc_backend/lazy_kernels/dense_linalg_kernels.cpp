@@ -32,9 +32,51 @@ std::vector<torch::lazy::Shape> SolveTriangularShape(const c10::OperatorHandle& 
   return {torch::lazy::Shape(b.scalar_type(), shape)};
 }
 
+void CheckFloatingOrComplex(const at::Tensor& t, const char* api) {
+  TORCH_CHECK(at::isFloatingType(t.scalar_type()) || at::isComplexType(t.scalar_type()), api,
+              ": Expected a floating point or complex tensor as input. Got ", t.scalar_type());
+}
+
+// geqrf(A) -> (a, tau): no Meta kernel in torch 1.13.
+std::vector<torch::lazy::Shape> GeqrfShape(const c10::OperatorHandle& op,
+                                           const torch::jit::Stack& stack) {
+  const at::Tensor& a = stack[stack.size() - op.schema().arguments().size()].toTensor();
+  TORCH_CHECK(a.dim() >= 2, "torch.geqrf: input must have at least 2 dimensions.");
+  CheckFloatingOrComplex(a, "torch.geqrf");
+  std::vector<int64_t> tau = a.sizes().slice(0, a.dim() - 2).vec();
+  tau.push_back(std::min(a.size(-2), a.size(-1)));
+  return {torch::lazy::Shape(a.scalar_type(), a.sizes()), torch::lazy::Shape(a.scalar_type(), tau)};
+}
+
+// linalg_householder_product(input, tau), with eager's argument checks.
+std::vector<torch::lazy::Shape> HouseholderProductShape(const c10::OperatorHandle& op,
+                                                        const torch::jit::Stack& stack) {
+  const size_t n = op.schema().arguments().size();
+  const at::Tensor& input = stack[stack.size() - n].toTensor();
+  const at::Tensor& tau = stack[stack.size() - n + 1].toTensor();
+  const char* api = "torch.linalg.householder_product";
+  TORCH_CHECK(input.dim() >= 2, api, ": input must have at least 2 dimensions.");
+  TORCH_CHECK(input.size(-2) >= input.size(-1), api,
+              ": input.shape[-2] must be greater than or equal to input.shape[-1]");
+  TORCH_CHECK(tau.dim() >= 1 && input.size(-1) >= tau.size(-1), api,
+              ": input.shape[-1] must be greater than or equal to tau.shape[-1]");
+  TORCH_CHECK(input.dim() - tau.dim() == 1, api,
+              ": Expected tau to have one dimension less than input, but got tau.ndim equal to ",
+              tau.dim(), " and input.ndim is equal to ", input.dim());
+  TORCH_CHECK(tau.sizes().slice(0, tau.dim() - 1).equals(input.sizes().slice(0, input.dim() - 2)),
+              api, ": Expected batch dimensions of tau to be equal to input.shape[:-2], but got ",
+              tau.sizes().slice(0, tau.dim() - 1));
+  TORCH_CHECK(tau.scalar_type() == input.scalar_type(), api, ": tau dtype ", tau.scalar_type(),
+              " does not match input dtype ", input.scalar_type());
+  CheckFloatingOrComplex(input, api);
+  return {torch::lazy::Shape(input.scalar_type(), input.sizes())};
+}
+
 }  // namespace
 
 void RegisterDenseLinalgKernels() {
+  RegisterAtenOpKernel("geqrf", GeqrfShape);
+  RegisterAtenOpKernel("linalg_householder_product", HouseholderProductShape);
   for (const char* op : {"linalg_cholesky_ex", "linalg_lu_factor_ex", "linalg_lu", "lu_unpack",
                          "linalg_lu_solve", "linalg_inv_ex", "_linalg_solve_ex", "_linalg_det",
                          "_linalg_slogdet", "triangular_solve",

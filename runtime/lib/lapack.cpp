@@ -230,6 +230,63 @@ void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
   }
 }
 
+// geqrf (apply_geqrf): the factored matrix (R above the diagonal, the
+// reflectors below) and tau.
+template <typename T>
+void geqrf(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *out,
+           MemRefDescriptor<T, 2> *tauOut) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int m = static_cast<int>(a->sizes[1]);
+  const int n = static_cast<int>(a->sizes[2]);
+  const int k = std::min(m, n);
+  const int lda = std::max(1, m);
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> tau(std::max(1, k));
+  int status = 0, lwork = -1;
+  T queried = 0;
+  r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), &queried, &lwork, &status);
+  lwork = workspaceSize(queried);
+  std::vector<T> work(lwork);
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
+    r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), work.data(), &lwork,
+            &status);
+    scatterColumnMajor(work_a.data(), lda, m, n, *out, b);
+    setRow(*tauOut, b, tau.data(), k);
+  }
+}
+
+// linalg_householder_product (apply_orgqr): Q from the first tau.size(-1)
+// reflectors of each matrix.
+template <typename T>
+void householderProduct(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *tau,
+                        MemRefDescriptor<T, 3> *out) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int m = static_cast<int>(a->sizes[1]);
+  const int n = static_cast<int>(a->sizes[2]);
+  const int k = static_cast<int>(tau->sizes[1]);
+  const int lda = std::max(1, m);
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> tauRow(std::max(1, k));
+  int status = 0, lwork = -1;
+  T queried = 0;
+  r.orgqr(&m, &n, &k, work_a.data(), &lda, tauRow.data(), &queried, &lwork,
+          &status);
+  lwork = workspaceSize(queried);
+  std::vector<T> work(lwork);
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
+    const T *tauBase = tau->aligned + tau->offset + b * tau->strides[0];
+    for (int i = 0; i < k; ++i)
+      tauRow[i] = tauBase[i * tau->strides[1]];
+    r.orgqr(&m, &n, &k, work_a.data(), &lda, tauRow.data(), work.data(),
+            &lwork, &status);
+    scatterColumnMajor(work_a.data(), lda, m, n, *out, b);
+  }
+}
+
 } // namespace
 } // namespace runtime
 } // namespace ltc_mlir
@@ -275,6 +332,20 @@ void _mlir_ciface_ltc_mlir_rt_qr_f64(MemRefDescriptor<double, 3> *a,
                                      int64_t mode) {
   ltc_mlir::runtime::qr(a, q, r, mode);
 }
+#define LTC_MLIR_LAPACK_QR_FAMILY(T, SUFFIX)                                    \
+  void _mlir_ciface_ltc_mlir_rt_geqrf_##SUFFIX(MemRefDescriptor<T, 3> *a,       \
+                                              MemRefDescriptor<T, 3> *out,     \
+                                              MemRefDescriptor<T, 2> *tau) {   \
+    ltc_mlir::runtime::geqrf(a, out, tau);                                      \
+  }                                                                             \
+  void _mlir_ciface_ltc_mlir_rt_householder_product_##SUFFIX(                   \
+      MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *tau,                   \
+      MemRefDescriptor<T, 3> *out) {                                            \
+    ltc_mlir::runtime::householderProduct(a, tau, out);                         \
+  }
+LTC_MLIR_LAPACK_QR_FAMILY(float, f32)
+LTC_MLIR_LAPACK_QR_FAMILY(double, f64)
+#undef LTC_MLIR_LAPACK_QR_FAMILY
 }
 
 namespace ltc_mlir {
@@ -298,6 +369,16 @@ void *resolveLapackSymbol(const std::string &name) {
        reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f32)},
       {"_mlir_ciface_ltc_mlir_rt_qr_f64",
        reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f64)},
+      {"_mlir_ciface_ltc_mlir_rt_geqrf_f32",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_geqrf_f32)},
+      {"_mlir_ciface_ltc_mlir_rt_geqrf_f64",
+       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_geqrf_f64)},
+      {"_mlir_ciface_ltc_mlir_rt_householder_product_f32",
+       reinterpret_cast<void *>(
+           &_mlir_ciface_ltc_mlir_rt_householder_product_f32)},
+      {"_mlir_ciface_ltc_mlir_rt_householder_product_f64",
+       reinterpret_cast<void *>(
+           &_mlir_ciface_ltc_mlir_rt_householder_product_f64)},
   };
   for (const Entry &e : entries)
     if (name == e.name)

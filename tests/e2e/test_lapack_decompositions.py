@@ -1,4 +1,5 @@
-"""SVD, symmetric eigendecomposition and QR on the lazy device vs eager CPU,
+"""SVD, symmetric eigendecomposition, QR, geqrf and householder_product on
+the lazy device vs eager CPU,
 forward and backward, f32 and f64.
 
 Singular vectors and eigenvectors are only defined up to sign, so matching
@@ -150,3 +151,32 @@ def test_empty_matrices_fall_back_and_match():
     lazy = torch.linalg.svd(a.to("lazy"), full_matrices=False)
     for e, l in zip(eager, lazy):
         assert e.shape == l.cpu().shape
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (2, 5, 5)])
+def test_geqrf_matches_eager(dtype, shape):
+    check(torch.geqrf, [rnd(*shape, dtype=dtype, seed=8)], ["aten::geqrf"], dtype, grad=False)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape,k", [((6, 4), 4), ((6, 4), 2), ((2, 5, 3), 3)])
+def test_householder_product_matches_eager_with_gradient(dtype, shape, k):
+    a = rnd(*shape, dtype=dtype, seed=9)
+    tau = rnd(*shape[:-2], k, dtype=dtype, seed=10).abs() * 0.5 + 0.5
+    def fn(a, tau):
+        return torch.linalg.householder_product(a, tau)
+    eager, lazy = run_both(fn, a, tau, grad_inputs=(0, 1))
+    assert_close(eager[:1], lazy[:1], **FORWARD_TOL[dtype])
+    assert_close(eager[1:], lazy[1:], **GRAD_TOL[dtype])
+    assert_ops_native("aten::linalg_householder_product")
+    assert_all_native()
+
+
+def test_householder_product_argument_errors_are_eagers():
+    a, tau = torch.randn(3, 4), torch.randn(2)
+    with pytest.raises(RuntimeError) as eager:
+        torch.linalg.householder_product(a, tau)
+    with pytest.raises(RuntimeError) as lazy:
+        torch.linalg.householder_product(a.to("lazy"), tau.to("lazy"))
+    assert str(lazy.value) == str(eager.value)

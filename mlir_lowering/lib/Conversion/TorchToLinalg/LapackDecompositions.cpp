@@ -192,7 +192,7 @@ public:
     BatchedMatrix a{*aB, aType.getElementType(),
                     cast<RankedTensorType>(aB->getType()).getDimSize(0),
                     aType.getDimSize(rank - 2), aType.getDimSize(rank - 1)};
-    return rewriteMatrices(op, rewriter, *types, a);
+    return rewriteMatrices(op, rewriter, *types, a, operands);
   }
 
 protected:
@@ -200,7 +200,8 @@ protected:
   virtual LogicalResult rewriteMatrices(Operation *op,
                                         ConversionPatternRewriter &rewriter,
                                         ArrayRef<RankedTensorType> types,
-                                        const BatchedMatrix &a) const = 0;
+                                        const BatchedMatrix &a,
+                                        ArrayRef<Value> operands) const = 0;
 
   LogicalResult finish(Operation *op, ConversionPatternRewriter &rewriter,
                        ArrayRef<Value> values,
@@ -246,7 +247,8 @@ protected:
   LogicalResult rewriteMatrices(Operation *op,
                                 ConversionPatternRewriter &rewriter,
                                 ArrayRef<RankedTensorType> types,
-                                const BatchedMatrix &a) const override {
+                                const BatchedMatrix &a,
+                                ArrayRef<Value>) const override {
     bool full = *getConstantBool(op->getOperand(1));
     bool computeUV = *getConstantBool(op->getOperand(2));
     Location loc = op->getLoc();
@@ -301,7 +303,8 @@ protected:
   LogicalResult rewriteMatrices(Operation *op,
                                 ConversionPatternRewriter &rewriter,
                                 ArrayRef<RankedTensorType> types,
-                                const BatchedMatrix &a) const override {
+                                const BatchedMatrix &a,
+                                ArrayRef<Value>) const override {
     std::string uplo = *getConstantStr(op->getOperand(1));
     bool computeV = *getConstantBool(op->getOperand(2));
     Location loc = op->getLoc();
@@ -344,7 +347,8 @@ protected:
   LogicalResult rewriteMatrices(Operation *op,
                                 ConversionPatternRewriter &rewriter,
                                 ArrayRef<RankedTensorType> types,
-                                const BatchedMatrix &a) const override {
+                                const BatchedMatrix &a,
+                                ArrayRef<Value>) const override {
     int64_t mode = modeOf(op), k = std::min(a.m, a.n);
     int64_t qCols = mode == 1 ? a.m : k, rRows = mode == 1 ? a.m : k;
     SmallVector<RankedTensorType> outs = {
@@ -358,12 +362,72 @@ protected:
   }
 };
 
+/// geqrf(A) -> (a, tau).
+class ConvertGeqrf : public LapackPattern {
+public:
+  ConvertGeqrf(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : LapackPattern(tc, "torch.aten.geqrf", ctx) {}
+
+protected:
+  LogicalResult checkArguments(Operation *, StringRef &) const override {
+    return success();
+  }
+  LogicalResult rewriteMatrices(Operation *op,
+                                ConversionPatternRewriter &rewriter,
+                                ArrayRef<RankedTensorType> types,
+                                const BatchedMatrix &a,
+                                ArrayRef<Value>) const override {
+    SmallVector<RankedTensorType> outs = {
+        batchedType(a.count, {a.m, a.n}, a.elem),
+        batchedType(a.count, {std::min(a.m, a.n)}, a.elem)};
+    SmallVector<Value> r = callRuntime(rewriter, op->getLoc(),
+                                       entryName("geqrf", a.elem), {a.value},
+                                       outs, {});
+    return finish(op, rewriter, r, types);
+  }
+};
+
+/// linalg_householder_product(input, tau) -> Q (orgqr).
+class ConvertHouseholderProduct : public LapackPattern {
+public:
+  ConvertHouseholderProduct(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : LapackPattern(tc, "torch.aten.linalg_householder_product", ctx) {}
+
+protected:
+  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
+    auto tau = dyn_cast_or_null<RankedTensorType>(
+        converter.convertType(op->getOperand(1).getType()));
+    if (tau && tau.hasStaticShape() && tau.getRank() >= 1)
+      return success();
+    why = "tau must be a static tensor";
+    return failure();
+  }
+  LogicalResult rewriteMatrices(Operation *op,
+                                ConversionPatternRewriter &rewriter,
+                                ArrayRef<RankedTensorType> types,
+                                const BatchedMatrix &a,
+                                ArrayRef<Value> operands) const override {
+    auto tauType = cast<RankedTensorType>(operands[1].getType());
+    if (tauType.getElementType() != a.elem)
+      return fail(op, rewriter, "tau must have the input's dtype");
+    FailureOr<Value> tau =
+        toBatched(rewriter, op->getLoc(), operands[1],
+                  tauType.getShape().drop_back(1), /*matrixRank=*/1);
+    if (failed(tau))
+      return fail(op, rewriter, "cannot collapse tau's batch dims");
+    SmallVector<Value> r = callRuntime(
+        rewriter, op->getLoc(), entryName("householder_product", a.elem),
+        {a.value, *tau}, {batchedType(a.count, {a.m, a.n}, a.elem)}, {});
+    return finish(op, rewriter, r, types);
+  }
+};
+
 } // namespace
 
 void populateLapackDecompositionPatterns(TorchTypeConverter &typeConverter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ConvertSvd, ConvertEigh, ConvertQr>(typeConverter,
-                                                   patterns.getContext());
+  patterns.add<ConvertSvd, ConvertEigh, ConvertQr, ConvertGeqrf,
+               ConvertHouseholderProduct>(typeConverter, patterns.getContext());
 }
 
 } // namespace ltc_mlir::torch_to_linalg
