@@ -326,6 +326,7 @@ void InitBackend() {
     RegisterRandomInPlaceKernels();
     RegisterEmbeddingBagKernel();
     RegisterDistanceKernels();
+    RegisterFrexpKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();

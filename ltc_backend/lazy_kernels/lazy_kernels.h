@@ -84,6 +84,10 @@ void RegisterEmbeddingBagKernel();
 // AutogradLazy key (distance_kernels.cpp): they and their backward ran
 // through the eager fallback.
 void RegisterDistanceKernels();
+
+// torch.frexp as lowered lazy ops (frexp_kernel.cpp): it ran through the
+// eager fallback.
+void RegisterFrexpKernel();
 // `indices` (an index/index_put Tensor?[] of self) with each bool/uint8 mask
 // replaced by the index tensors of its nonzero(), as ATen expands them.
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices);

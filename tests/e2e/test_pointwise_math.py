@@ -254,3 +254,36 @@ def test_prelu(shape, channels):
 def test_glu_empty():
     x = torch.zeros(0, 4)
     check(lambda a: F.glu(a, 1), x, grads=(0,))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_frexp_is_exact_and_native(dtype):
+    # (ltc_backend/lazy_kernels/frexp_kernel.cpp) Specials, range ends,
+    # subnormals, values just below powers of two, and random magnitudes.
+    import torch._lazy.metrics as lazy_metrics
+    from lazy_testing import eager_fallback_ops
+    lazy_metrics.reset()
+    fi = torch.finfo(dtype)
+    g = torch.Generator().manual_seed(11)
+    special = torch.tensor([0., -0., 1., 0.75, -3., float("inf"), -float("inf"), float("nan"),
+                            fi.tiny, fi.max, -fi.max, fi.tiny * fi.eps, 8.0, 1 - fi.eps / 2],
+                           dtype=dtype)
+    spread = torch.randn(4000, generator=g, dtype=dtype) * torch.exp2(
+        torch.randint(-140, 120, (4000,), generator=g).to(dtype))
+    x = torch.cat([special, spread])
+    m_e, e_e = torch.frexp(x)
+    m_l, e_l = torch.frexp(x.to("lazy"))
+    torch._lazy.mark_step()
+    assert e_l.dtype == torch.int32 and torch.equal(e_l.cpu(), e_e)
+    torch.testing.assert_close(m_l.cpu(), m_e, rtol=0, atol=0, equal_nan=True)
+    assert torch.equal(torch.signbit(m_l.cpu()), torch.signbit(m_e))
+    # The gradient (grad / 2^exponent) through the lazy exponent.
+    xs = torch.randn(50, generator=g, dtype=dtype) * 100
+    grads = []
+    for device in ("cpu", "lazy"):
+        t = xs.clone().to(device).requires_grad_()
+        torch.frexp(t)[0].sum().backward()
+        grads.append(t.grad.cpu())
+    torch.testing.assert_close(grads[1], grads[0], rtol=0, atol=0)
+    assert eager_fallback_ops() == []
+    assert_all_native()
