@@ -26,16 +26,6 @@ namespace {
 
 constexpr int64_t kMaxDiffElements = int64_t{1} << 24;
 
-const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
-                       size_t i) {
-  return stack[stack.size() - op.schema().arguments().size() + i];
-}
-
-void Return(const c10::OperatorHandle& op, torch::jit::Stack* stack, at::Tensor result) {
-  torch::jit::drop(*stack, op.schema().arguments().size());
-  torch::jit::push(*stack, std::move(result));
-}
-
 // torch's own kernel for the op (VariableType, then the eager fallback).
 void TorchKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   op.callBoxedForDispatchKey(c10::DispatchKey::Autograd, *stack);
@@ -70,10 +60,10 @@ at::Tensor EuclideanDistance(const at::Tensor& x1, const at::Tensor& x2) {
 
 // _cdist_forward(x1, x2, p, compute_mode)
 void CdistForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  at::Tensor x1 = Arg(op, *stack, 0).toTensor();
-  at::Tensor x2 = Arg(op, *stack, 1).toTensor();
-  double p = Arg(op, *stack, 2).toDouble();
-  const c10::IValue& modeArg = Arg(op, *stack, 3);
+  at::Tensor x1 = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor x2 = BoxedArgument(op, *stack, 1).toTensor();
+  double p = BoxedArgument(op, *stack, 2).toDouble();
+  const c10::IValue& modeArg = BoxedArgument(op, *stack, 3);
   int64_t mode = modeArg.isInt() ? modeArg.toInt() : 0;
   bool valid = x1.is_lazy() && x2.is_lazy() && x1.dim() >= 2 && x2.dim() >= 2 &&
                at::isFloatingType(x1.scalar_type()) && x1.scalar_type() == x2.scalar_type() &&
@@ -91,24 +81,24 @@ void CdistForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   resultShape.insert(resultShape.end(), {r1, r2});
   if (batchCount * r1 * r2 == 0 || c == 0)
     // (Connected to the inputs so that their gradients are zeros, as eager's.)
-    return Return(op, stack, ConnectedZeros(resultShape, x1, x2));
+    return ReturnBoxed(op, stack, ConnectedZeros(resultShape, x1, x2));
   at::Tensor a = x1.expand(shape1), b = x2.expand(shape2);
   bool viaMatmul = p == 2 && (mode == 1 || (mode == 0 && (r1 > 25 || r2 > 25)));
-  if (viaMatmul) return Return(op, stack, EuclideanDistance(a, b));
+  if (viaMatmul) return ReturnBoxed(op, stack, EuclideanDistance(a, b));
   at::Tensor diff = a.unsqueeze(-2) - b.unsqueeze(-3);
-  Return(op, stack, DistanceNorm(diff, p));
+  ReturnBoxed(op, stack, DistanceNorm(diff, p));
 }
 
 // _pdist_forward(self, p): distances of the pairs i < j, row-major.
 void PdistForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  at::Tensor self = Arg(op, *stack, 0).toTensor();
-  double p = Arg(op, *stack, 1).toDouble();
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  double p = BoxedArgument(op, *stack, 1).toDouble();
   torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(self);
   bool valid = lazy && self.dim() == 2 && at::isFloatingType(self.scalar_type()) && p >= 0;
   int64_t n = valid ? self.size(0) : 0;
   if (!valid || (n * (n - 1) / 2) * self.size(1) > kMaxDiffElements)
     return TorchKernel(op, stack);
-  if (n < 2) return Return(op, stack, ConnectedZeros({0}, self, self));
+  if (n < 2) return ReturnBoxed(op, stack, ConnectedZeros({0}, self, self));
   // The pair table is host data that depends on n only.
   at::Tensor pairs = at::triu_indices(n, n, 1, at::TensorOptions().dtype(at::kLong));
   auto upload = [&](const at::Tensor& host) {
@@ -117,8 +107,8 @@ void PdistForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   };
   at::Tensor diff = self.index_select(0, upload(pairs[0])) - self.index_select(0, upload(pairs[1]));
   if (self.size(1) == 0)
-    return Return(op, stack, ConnectedZeros({pairs.size(1)}, self, self));
-  Return(op, stack, DistanceNorm(diff, p));
+    return ReturnBoxed(op, stack, ConnectedZeros({pairs.size(1)}, self, self));
+  ReturnBoxed(op, stack, DistanceNorm(diff, p));
 }
 
 }  // namespace

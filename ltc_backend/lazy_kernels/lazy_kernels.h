@@ -3,7 +3,9 @@
 // (backend_impl.cpp) calls these in this order.
 #pragma once
 
+#include <ATen/core/Tensor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <ATen/core/stack.h>
 #include <c10/util/Exception.h>
 
 #include <cstddef>
@@ -110,6 +112,19 @@ size_t RegisterFunctionalizedComposites();
 
 // The eager fallback for one call (what an op without a Lazy kernel gets).
 void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+
+// The i-th schema argument of a boxed call on `stack`.
+inline const c10::IValue& BoxedArgument(const c10::OperatorHandle& op,
+                                        const torch::jit::Stack& stack, size_t i) {
+  return stack[stack.size() - op.schema().arguments().size() + i];
+}
+
+// Replaces a boxed call's arguments on `stack` by its one result.
+inline void ReturnBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack,
+                        at::Tensor result) {
+  torch::jit::drop(*stack, op.schema().arguments().size());
+  torch::jit::push(*stack, std::move(result));
+}
 
 // Whether `e` is the eager fallback's refusal of a view op (eager_fallback.cpp).
 bool IsViewFallbackError(const c10::Error& e);

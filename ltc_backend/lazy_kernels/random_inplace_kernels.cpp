@@ -19,35 +19,30 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
-                       size_t i) {
-  return stack[stack.size() - op.schema().arguments().size() + i];
-}
-
 bool HasGenerator(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-  const c10::IValue& g = Arg(op, stack, op.schema().arguments().size() - 1);
+  const c10::IValue& g = BoxedArgument(op, stack, op.schema().arguments().size() - 1);
   return g.isGenerator() && g.toGenerator().defined();
 }
 
 template <at::Tensor (*Sample)(const c10::OperatorHandle&, const torch::jit::Stack&)>
 void SampleInPlace(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (HasGenerator(op, *stack)) return RunEagerFallback(op, stack);
-  at::Tensor self = Arg(op, *stack, 0).toTensor();
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
   self.copy_(Sample(op, *stack));
   torch::jit::drop(*stack, op.schema().arguments().size());
   torch::jit::push(*stack, self);
 }
 
 at::Tensor Normal(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
-  return at::normal_functional(Arg(op, s, 0).toTensor(), Arg(op, s, 1).toDouble(),
-                               Arg(op, s, 2).toDouble(), c10::nullopt);
+  return at::normal_functional(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(),
+                               BoxedArgument(op, s, 2).toDouble(), c10::nullopt);
 }
 at::Tensor Uniform(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
-  return at::uniform(Arg(op, s, 0).toTensor(), Arg(op, s, 1).toDouble(),
-                     Arg(op, s, 2).toDouble(), c10::nullopt);
+  return at::uniform(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(),
+                     BoxedArgument(op, s, 2).toDouble(), c10::nullopt);
 }
 at::Tensor Exponential(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
-  return at::exponential(Arg(op, s, 0).toTensor(), Arg(op, s, 1).toDouble(), c10::nullopt);
+  return at::exponential(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(), c10::nullopt);
 }
 
 }  // namespace

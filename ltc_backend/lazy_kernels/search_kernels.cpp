@@ -32,16 +32,6 @@ namespace {
 // At most this many element pairs compared by isin/searchsorted in a graph.
 constexpr int64_t kMaxPairs = int64_t{1} << 26;
 
-const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
-                       size_t i) {
-  return stack[stack.size() - op.schema().arguments().size() + i];
-}
-
-void Return(const c10::OperatorHandle& op, torch::jit::Stack* stack, at::Tensor result) {
-  torch::jit::drop(*stack, op.schema().arguments().size());
-  torch::jit::push(*stack, std::move(result));
-}
-
 at::Tensor Meta(const at::Tensor& t) {
   return at::empty(t.sizes(), t.options().device(c10::kMeta));
 }
@@ -50,23 +40,23 @@ at::Tensor Flat(const at::Tensor& t) { return at::view_copy(t, {t.numel()}); }
 
 void CountNonzero(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor self = Arg(op, *stack, 0).toTensor();
-  std::vector<int64_t> dims = Arg(op, *stack, 1).toIntVector();
-  Return(op, stack, at::sum(at::ne(self, 0), dims));
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  std::vector<int64_t> dims = BoxedArgument(op, *stack, 1).toIntVector();
+  ReturnBoxed(op, stack, at::sum(at::ne(self, 0), dims));
 }
 
 // isin.Tensor_Tensor(elements, test_elements, assume_unique, invert)
 void IsinTensorTensor(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor elements = Arg(op, *stack, 0).toTensor();
-  at::Tensor test = Arg(op, *stack, 1).toTensor();
-  bool invert = Arg(op, *stack, 3).toBool();
+  at::Tensor elements = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor test = BoxedArgument(op, *stack, 1).toTensor();
+  bool invert = BoxedArgument(op, *stack, 3).toBool();
   at::isin(Meta(elements), Meta(test), false, invert);  // eager's checks
   if (elements.numel() * std::max<int64_t>(test.numel(), 1) > kMaxPairs)
     return RunEagerFallback(op, stack);
   at::Tensor found =
       at::any(at::eq(at::unsqueeze_copy(elements, -1), Flat(test)), -1);
-  Return(op, stack, invert ? at::logical_not(found) : found);
+  ReturnBoxed(op, stack, invert ? at::logical_not(found) : found);
 }
 
 // The count of boundaries (last dim of `sorted`) before each value.
@@ -82,12 +72,12 @@ at::Tensor InsertionPoints(const at::Tensor& sorted, const at::Tensor& values, b
 // searchsorted.Tensor(sorted_sequence, self, out_int32, right, side, sorter)
 void SearchSorted(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor sorted = Arg(op, *stack, 0).toTensor();
-  at::Tensor values = Arg(op, *stack, 1).toTensor();
-  bool int32 = Arg(op, *stack, 2).toBool();
-  bool right = Arg(op, *stack, 3).toBool();
-  const c10::IValue& side = Arg(op, *stack, 4);
-  const c10::IValue& sorter = Arg(op, *stack, 5);
+  at::Tensor sorted = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor values = BoxedArgument(op, *stack, 1).toTensor();
+  bool int32 = BoxedArgument(op, *stack, 2).toBool();
+  bool right = BoxedArgument(op, *stack, 3).toBool();
+  const c10::IValue& side = BoxedArgument(op, *stack, 4);
+  const c10::IValue& sorter = BoxedArgument(op, *stack, 5);
   bool hasSorter = sorter.isTensor() && sorter.toTensor().defined();
   bool sameBatch = sorted.dim() >= 1 && sorted.dim() == values.dim() &&
                    sorted.sizes().slice(0, sorted.dim() - 1).equals(
@@ -107,28 +97,28 @@ void SearchSorted(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (!handled) return RunEagerFallback(op, stack);
   // The sorter's order: the boundaries eager's search reads, in turn.
   if (hasSorter) sorted = at::gather(sorted, -1, sorter.toTensor());
-  Return(op, stack, InsertionPoints(sorted, values, right, int32));
+  ReturnBoxed(op, stack, InsertionPoints(sorted, values, right, int32));
 }
 
 // bucketize.Tensor(self, boundaries, out_int32, right)
 void Bucketize(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor values = Arg(op, *stack, 0).toTensor();
-  at::Tensor boundaries = Arg(op, *stack, 1).toTensor();
+  at::Tensor values = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor boundaries = BoxedArgument(op, *stack, 1).toTensor();
   bool handled = boundaries.dim() == 1 &&
                  boundaries.scalar_type() == values.scalar_type() &&
                  values.numel() * boundaries.numel() <= kMaxPairs;
   if (!handled) return RunEagerFallback(op, stack);
-  Return(op, stack,
-         InsertionPoints(boundaries, values, Arg(op, *stack, 3).toBool(),
-                         Arg(op, *stack, 2).toBool()));
+  ReturnBoxed(op, stack,
+         InsertionPoints(boundaries, values, BoxedArgument(op, *stack, 3).toBool(),
+                         BoxedArgument(op, *stack, 2).toBool()));
 }
 
 // repeat_interleave.Tensor(repeats, output_size): the source index of each
 // output element.
 void RepeatInterleaveIndices(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor repeats = Arg(op, *stack, 0).toTensor();
+  at::Tensor repeats = BoxedArgument(op, *stack, 0).toTensor();
   if (repeats.dim() != 1 || repeats.numel() == 0 ||
       (repeats.scalar_type() != at::kLong && repeats.scalar_type() != at::kInt))
     return RunEagerFallback(op, stack);  // eager's errors, or its empty result
@@ -137,26 +127,26 @@ void RepeatInterleaveIndices(const c10::OperatorHandle& op, torch::jit::Stack* s
   at::Tensor summary = at::stack({at::sum(counts), at::amin(counts)}).cpu();
   int64_t total = summary[0].item<int64_t>();
   TORCH_CHECK(summary[1].item<int64_t>() >= 0, "repeats can not be negative");
-  const c10::IValue& outputSize = Arg(op, *stack, 1);
+  const c10::IValue& outputSize = BoxedArgument(op, *stack, 1);
   if (outputSize.isInt())
     TORCH_CHECK(outputSize.toInt() == total, "allocated size does not match required size");
-  if (total == 0) return Return(op, stack, at::empty({0}, repeats.options()));
+  if (total == 0) return ReturnBoxed(op, stack, at::empty({0}, repeats.options()));
   at::Tensor starts = at::cumsum(counts, 0) - counts;
   at::Tensor marks = at::scatter_add(at::zeros({total + 1}, counts.options()), 0, starts,
                                      at::ones_like(counts));
   at::Tensor index = at::slice_copy(at::cumsum(marks, 0), 0, 0, total) - 1;
-  Return(op, stack, index.to(repeats.scalar_type()));
+  ReturnBoxed(op, stack, index.to(repeats.scalar_type()));
 }
 
 // index_reduce(self, dim, index, source, reduce, include_self)
 void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor self = Arg(op, *stack, 0).toTensor();
-  int64_t dim = Arg(op, *stack, 1).toInt();
-  at::Tensor index = Arg(op, *stack, 2).toTensor();
-  at::Tensor source = Arg(op, *stack, 3).toTensor();
-  std::string reduce = Arg(op, *stack, 4).toStringRef();
-  bool includeSelf = Arg(op, *stack, 5).toBool();
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  int64_t dim = BoxedArgument(op, *stack, 1).toInt();
+  at::Tensor index = BoxedArgument(op, *stack, 2).toTensor();
+  at::Tensor source = BoxedArgument(op, *stack, 3).toTensor();
+  std::string reduce = BoxedArgument(op, *stack, 4).toStringRef();
+  bool includeSelf = BoxedArgument(op, *stack, 5).toBool();
   at::index_reduce(Meta(self), dim, Meta(index), Meta(source), reduce, includeSelf);
   // 0-dim self and source act as one-element vectors.
   std::vector<int64_t> selfShape = self.sizes().vec();
@@ -168,16 +158,16 @@ void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Tensor expanded =
       at::expand_copy(at::view_copy(index.to(at::kLong), shape), source.sizes());
   at::Tensor result = at::scatter_reduce(self, dim, expanded, source, reduce, includeSelf);
-  Return(op, stack, at::view_copy(result, selfShape));
+  ReturnBoxed(op, stack, at::view_copy(result, selfShape));
 }
 
 // renorm(self, p, dim, maxnorm)
 void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor self = Arg(op, *stack, 0).toTensor();
-  at::Scalar p = Arg(op, *stack, 1).toScalar();
-  int64_t dim = Arg(op, *stack, 2).toInt();
-  at::Scalar maxnorm = Arg(op, *stack, 3).toScalar();
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  at::Scalar p = BoxedArgument(op, *stack, 1).toScalar();
+  int64_t dim = BoxedArgument(op, *stack, 2).toInt();
+  at::Scalar maxnorm = BoxedArgument(op, *stack, 3).toScalar();
   at::renorm(Meta(self), p, dim, maxnorm);  // eager's checks
   if (!at::isFloatingType(self.scalar_type()) || self.dim() == 0)
     return RunEagerFallback(op, stack);
@@ -191,7 +181,7 @@ void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Tensor factor = at::where(at::gt(norm, limit),
                                 at::div(at::full_like(norm, limit), at::add(norm, 1e-7)),
                                 at::ones_like(norm));
-  Return(op, stack, at::mul(self, factor.to(self.scalar_type())));
+  ReturnBoxed(op, stack, at::mul(self, factor.to(self.scalar_type())));
 }
 
 }  // namespace
