@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
+#include <optional>
 #include <vector>
 
 namespace ltc_mlir {
@@ -179,13 +180,55 @@ void eigh(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
   }
 }
 
+// geqrf for m x n column-major matrices (leading dimension m), with the
+// workspace queried once (apply_geqrf); tau holds the last call's factors.
+template <typename T> struct HouseholderQR {
+  int m, n, lda, lwork = -1;
+  std::vector<T> tau, work;
+  HouseholderQR(int m, int n)
+      : m(m), n(n), lda(std::max(1, m)), tau(std::max(1, std::min(m, n))) {
+    std::vector<T> probe(static_cast<size_t>(lda) * n);
+    T queried = 0;
+    int status = 0;
+    routines<T>().geqrf(&m, &n, probe.data(), &lda, tau.data(), &queried,
+                        &lwork, &status);
+    lwork = workspaceSize(queried);
+    work.resize(lwork);
+  }
+  void factor(T *a) {
+    int status = 0;
+    routines<T>().geqrf(&m, &n, a, &lda, tau.data(), work.data(), &lwork,
+                        &status);
+  }
+};
+
+// orgqr: the m x n Q of k reflectors stored in a column-major matrix
+// (apply_orgqr), with the workspace queried once.
+template <typename T> struct HouseholderProduct {
+  int m, n, k, lda, lwork = -1;
+  std::vector<T> work;
+  HouseholderProduct(int m, int n, int k) : m(m), n(n), k(k), lda(std::max(1, m)) {
+    std::vector<T> probe(static_cast<size_t>(lda) * n), tau(std::max(1, k));
+    T queried = 0;
+    int status = 0;
+    routines<T>().orgqr(&m, &n, &k, probe.data(), &lda, tau.data(), &queried,
+                        &lwork, &status);
+    lwork = workspaceSize(queried);
+    work.resize(lwork);
+  }
+  void form(T *a, const T *tau) {
+    int status = 0;
+    routines<T>().orgqr(&m, &n, &k, a, &lda, tau, work.data(), &lwork,
+                        &status);
+  }
+};
+
 // linalg.qr (linalg_qr_out): geqrf, R = the upper triangle of its first
 // rows, then orgqr on Q (m x qCols) holding geqrf's reflectors.
 // mode: 0 reduced (Q m x k), 1 complete (Q m x m), 2 r (no Q).
 template <typename T>
 void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
         MemRefDescriptor<T, 3> *rOut, int64_t mode) {
-  const Routines<T> &r = routines<T>();
   const int batch = static_cast<int>(a->sizes[0]);
   const int m = static_cast<int>(a->sizes[1]);
   const int n = static_cast<int>(a->sizes[2]);
@@ -193,24 +236,16 @@ void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
   const bool computeQ = mode != 2;
   const int qCols = mode == 1 ? m : k;
   const int rRows = mode == 1 ? m : k;
-  const int lda = std::max(1, m);
+  HouseholderQR<T> factorization(m, n);
+  const int lda = factorization.lda;
   std::vector<T> work_a(static_cast<size_t>(lda) * n);
   std::vector<T> work_q(computeQ ? static_cast<size_t>(lda) * qCols : 1);
-  std::vector<T> tau(std::max(1, k));
-  int status = 0, lwork = -1, orgqrWork = -1;
-  T queried = 0;
-  r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), &queried, &lwork, &status);
-  lwork = workspaceSize(queried);
-  if (computeQ) {
-    r.orgqr(&m, &qCols, &k, work_q.data(), &lda, tau.data(), &queried,
-            &orgqrWork, &status);
-    orgqrWork = workspaceSize(queried);
-  }
-  std::vector<T> work(std::max(lwork, orgqrWork));
+  std::optional<HouseholderProduct<T>> product;
+  if (computeQ)
+    product.emplace(m, qCols, k);
   for (int b = 0; b < batch; ++b) {
     gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
-    r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), work.data(), &lwork,
-            &status);
+    factorization.factor(work_a.data());
     // R: rows [0, rRows) of the factored matrix, zero below the diagonal.
     T *rBase = rOut->aligned + rOut->offset + b * rOut->strides[0];
     for (int i = 0; i < rRows; ++i)
@@ -224,8 +259,7 @@ void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
     std::fill(work_q.begin(), work_q.end(), T(0));
     std::memcpy(work_q.data(), work_a.data(),
                 sizeof(T) * static_cast<size_t>(lda) * std::min(qCols, n));
-    r.orgqr(&m, &qCols, &k, work_q.data(), &lda, tau.data(), work.data(),
-            &orgqrWork, &status);
+    product->form(work_q.data(), factorization.tau.data());
     scatterColumnMajor(work_q.data(), lda, m, qCols, *q, b);
   }
 }
@@ -235,25 +269,16 @@ void qr(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *q,
 template <typename T>
 void geqrf(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *out,
            MemRefDescriptor<T, 2> *tauOut) {
-  const Routines<T> &r = routines<T>();
   const int batch = static_cast<int>(a->sizes[0]);
   const int m = static_cast<int>(a->sizes[1]);
   const int n = static_cast<int>(a->sizes[2]);
-  const int k = std::min(m, n);
-  const int lda = std::max(1, m);
-  std::vector<T> work_a(static_cast<size_t>(lda) * n);
-  std::vector<T> tau(std::max(1, k));
-  int status = 0, lwork = -1;
-  T queried = 0;
-  r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), &queried, &lwork, &status);
-  lwork = workspaceSize(queried);
-  std::vector<T> work(lwork);
+  HouseholderQR<T> factorization(m, n);
+  std::vector<T> work_a(static_cast<size_t>(factorization.lda) * n);
   for (int b = 0; b < batch; ++b) {
-    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
-    r.geqrf(&m, &n, work_a.data(), &lda, tau.data(), work.data(), &lwork,
-            &status);
-    scatterColumnMajor(work_a.data(), lda, m, n, *out, b);
-    setRow(*tauOut, b, tau.data(), k);
+    gatherColumnMajor(*a, b, work_a.data(), factorization.lda, m, n);
+    factorization.factor(work_a.data());
+    scatterColumnMajor(work_a.data(), factorization.lda, m, n, *out, b);
+    setRow(*tauOut, b, factorization.tau.data(), std::min(m, n));
   }
 }
 
@@ -262,28 +287,20 @@ void geqrf(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *out,
 template <typename T>
 void householderProduct(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *tau,
                         MemRefDescriptor<T, 3> *out) {
-  const Routines<T> &r = routines<T>();
   const int batch = static_cast<int>(a->sizes[0]);
   const int m = static_cast<int>(a->sizes[1]);
   const int n = static_cast<int>(a->sizes[2]);
   const int k = static_cast<int>(tau->sizes[1]);
-  const int lda = std::max(1, m);
-  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  HouseholderProduct<T> product(m, n, k);
+  std::vector<T> work_a(static_cast<size_t>(product.lda) * n);
   std::vector<T> tauRow(std::max(1, k));
-  int status = 0, lwork = -1;
-  T queried = 0;
-  r.orgqr(&m, &n, &k, work_a.data(), &lda, tauRow.data(), &queried, &lwork,
-          &status);
-  lwork = workspaceSize(queried);
-  std::vector<T> work(lwork);
   for (int b = 0; b < batch; ++b) {
-    gatherColumnMajor(*a, b, work_a.data(), lda, m, n);
+    gatherColumnMajor(*a, b, work_a.data(), product.lda, m, n);
     const T *tauBase = tau->aligned + tau->offset + b * tau->strides[0];
     for (int i = 0; i < k; ++i)
       tauRow[i] = tauBase[i * tau->strides[1]];
-    r.orgqr(&m, &n, &k, work_a.data(), &lda, tauRow.data(), work.data(),
-            &lwork, &status);
-    scatterColumnMajor(work_a.data(), lda, m, n, *out, b);
+    product.form(work_a.data(), tauRow.data());
+    scatterColumnMajor(work_a.data(), product.lda, m, n, *out, b);
   }
 }
 
@@ -293,46 +310,26 @@ void householderProduct(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *tau,
 
 using ltc_mlir::runtime::MemRefDescriptor;
 
-extern "C" {
-void _mlir_ciface_ltc_mlir_rt_svd_f32(
-    MemRefDescriptor<float, 3> *a, MemRefDescriptor<float, 3> *u,
-    MemRefDescriptor<float, 2> *s, MemRefDescriptor<float, 3> *vh,
-    MemRefDescriptor<int32_t, 1> *info, int64_t full, int64_t computeUV) {
-  ltc_mlir::runtime::svd(a, u, s, vh, info, full, computeUV);
-}
-void _mlir_ciface_ltc_mlir_rt_svd_f64(
-    MemRefDescriptor<double, 3> *a, MemRefDescriptor<double, 3> *u,
-    MemRefDescriptor<double, 2> *s, MemRefDescriptor<double, 3> *vh,
-    MemRefDescriptor<int32_t, 1> *info, int64_t full, int64_t computeUV) {
-  ltc_mlir::runtime::svd(a, u, s, vh, info, full, computeUV);
-}
-void _mlir_ciface_ltc_mlir_rt_eigh_f32(MemRefDescriptor<float, 3> *a,
-                                       MemRefDescriptor<float, 2> *values,
-                                       MemRefDescriptor<float, 3> *vectors,
-                                       MemRefDescriptor<int32_t, 1> *info,
-                                       int64_t upper, int64_t computeV) {
-  ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);
-}
-void _mlir_ciface_ltc_mlir_rt_eigh_f64(MemRefDescriptor<double, 3> *a,
-                                       MemRefDescriptor<double, 2> *values,
-                                       MemRefDescriptor<double, 3> *vectors,
-                                       MemRefDescriptor<int32_t, 1> *info,
-                                       int64_t upper, int64_t computeV) {
-  ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);
-}
-void _mlir_ciface_ltc_mlir_rt_qr_f32(MemRefDescriptor<float, 3> *a,
-                                     MemRefDescriptor<float, 3> *q,
-                                     MemRefDescriptor<float, 3> *r,
-                                     int64_t mode) {
-  ltc_mlir::runtime::qr(a, q, r, mode);
-}
-void _mlir_ciface_ltc_mlir_rt_qr_f64(MemRefDescriptor<double, 3> *a,
-                                     MemRefDescriptor<double, 3> *q,
-                                     MemRefDescriptor<double, 3> *r,
-                                     int64_t mode) {
-  ltc_mlir::runtime::qr(a, q, r, mode);
-}
-#define LTC_MLIR_LAPACK_QR_FAMILY(T, SUFFIX)                                    \
+// The C-interface entry points, per dtype (runtime/lapack.h).
+#define LTC_MLIR_LAPACK_ENTRY_POINTS(T, SUFFIX)                                 \
+  void _mlir_ciface_ltc_mlir_rt_svd_##SUFFIX(                                   \
+      MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *u,                     \
+      MemRefDescriptor<T, 2> *s, MemRefDescriptor<T, 3> *vh,                    \
+      MemRefDescriptor<int32_t, 1> *info, int64_t full, int64_t computeUV) {    \
+    ltc_mlir::runtime::svd(a, u, s, vh, info, full, computeUV);                 \
+  }                                                                             \
+  void _mlir_ciface_ltc_mlir_rt_eigh_##SUFFIX(                                  \
+      MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
+      MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
+      int64_t upper, int64_t computeV) {                                        \
+    ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);         \
+  }                                                                             \
+  void _mlir_ciface_ltc_mlir_rt_qr_##SUFFIX(MemRefDescriptor<T, 3> *a,          \
+                                           MemRefDescriptor<T, 3> *q,           \
+                                           MemRefDescriptor<T, 3> *r,           \
+                                           int64_t mode) {                      \
+    ltc_mlir::runtime::qr(a, q, r, mode);                                       \
+  }                                                                             \
   void _mlir_ciface_ltc_mlir_rt_geqrf_##SUFFIX(MemRefDescriptor<T, 3> *a,       \
                                               MemRefDescriptor<T, 3> *out,     \
                                               MemRefDescriptor<T, 2> *tau) {   \
@@ -343,10 +340,12 @@ void _mlir_ciface_ltc_mlir_rt_qr_f64(MemRefDescriptor<double, 3> *a,
       MemRefDescriptor<T, 3> *out) {                                            \
     ltc_mlir::runtime::householderProduct(a, tau, out);                         \
   }
-LTC_MLIR_LAPACK_QR_FAMILY(float, f32)
-LTC_MLIR_LAPACK_QR_FAMILY(double, f64)
-#undef LTC_MLIR_LAPACK_QR_FAMILY
+
+extern "C" {
+LTC_MLIR_LAPACK_ENTRY_POINTS(float, f32)
+LTC_MLIR_LAPACK_ENTRY_POINTS(double, f64)
 }
+#undef LTC_MLIR_LAPACK_ENTRY_POINTS
 
 namespace ltc_mlir {
 namespace runtime {
@@ -356,30 +355,18 @@ void *resolveLapackSymbol(const std::string &name) {
     const char *name;
     void *address;
   };
+#define LTC_MLIR_LAPACK_ENTRY(OP, SUFFIX)                                       \
+  {"_mlir_ciface_ltc_mlir_rt_" #OP "_" #SUFFIX,                                 \
+   reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_##OP##_##SUFFIX)}
   static const Entry entries[] = {
-      {"_mlir_ciface_ltc_mlir_rt_svd_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_svd_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_svd_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_svd_f64)},
-      {"_mlir_ciface_ltc_mlir_rt_eigh_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_eigh_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_eigh_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_eigh_f64)},
-      {"_mlir_ciface_ltc_mlir_rt_qr_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_qr_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_qr_f64)},
-      {"_mlir_ciface_ltc_mlir_rt_geqrf_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_geqrf_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_geqrf_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_geqrf_f64)},
-      {"_mlir_ciface_ltc_mlir_rt_householder_product_f32",
-       reinterpret_cast<void *>(
-           &_mlir_ciface_ltc_mlir_rt_householder_product_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_householder_product_f64",
-       reinterpret_cast<void *>(
-           &_mlir_ciface_ltc_mlir_rt_householder_product_f64)},
+      LTC_MLIR_LAPACK_ENTRY(svd, f32),   LTC_MLIR_LAPACK_ENTRY(svd, f64),
+      LTC_MLIR_LAPACK_ENTRY(eigh, f32),  LTC_MLIR_LAPACK_ENTRY(eigh, f64),
+      LTC_MLIR_LAPACK_ENTRY(qr, f32),    LTC_MLIR_LAPACK_ENTRY(qr, f64),
+      LTC_MLIR_LAPACK_ENTRY(geqrf, f32), LTC_MLIR_LAPACK_ENTRY(geqrf, f64),
+      LTC_MLIR_LAPACK_ENTRY(householder_product, f32),
+      LTC_MLIR_LAPACK_ENTRY(householder_product, f64),
   };
+#undef LTC_MLIR_LAPACK_ENTRY
   for (const Entry &e : entries)
     if (name == e.name)
       return lapack() ? e.address : nullptr;
