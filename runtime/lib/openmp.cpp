@@ -43,23 +43,23 @@ OpenMPLibrary &library() {
     // RTLD_LOCAL: libomp also defines omp_* and GOMP_* which must keep
     // resolving to libgomp for libtorch.
     l.handle = dlopen(LTC_MLIR_LIBOMP_PATH, RTLD_NOW | RTLD_LOCAL);
+    // libomp reads its environment when it initializes, which the first
+    // runtime call does: initialize now, then take our setting out of the
+    // environment again so processes the user starts do not inherit it.
+    auto maxThreads = l.handle ? reinterpret_cast<int (*)()>(
+                                     dlsym(l.handle, "omp_get_max_threads"))
+                               : nullptr;
+    if (maxThreads)
+      maxThreads();
+    if (!l.userBlocktime)
+      unsetenv("KMP_BLOCKTIME");
     if (!l.handle) {
       const char *msg = dlerror();
       l.error = std::string("cannot load the LLVM OpenMP runtime (") +
                 LTC_MLIR_LIBOMP_PATH + "): " + (msg ? msg : "unknown error") +
                 "; install the Debian package libomp-22-dev";
-      if (!l.userBlocktime)
-        unsetenv("KMP_BLOCKTIME");
       return l;
     }
-    // libomp reads its environment when it initializes, which the first
-    // runtime call does: initialize now, then take our setting out of the
-    // environment again so processes the user starts do not inherit it.
-    if (auto maxThreads = reinterpret_cast<int (*)()>(
-            dlsym(l.handle, "omp_get_max_threads")))
-      maxThreads();
-    if (!l.userBlocktime)
-      unsetenv("KMP_BLOCKTIME");
     l.setNumThreads =
         reinterpret_cast<void (*)(int)>(dlsym(l.handle, "omp_set_num_threads"));
     l.setBlocktime =
