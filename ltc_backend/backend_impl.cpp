@@ -260,6 +260,21 @@ void InitBackend() {
           "special_i1", "special_i1e", "special_entr", "special_ndtri",
           "special_log_ndtr", "special_erfcx"})
       RegisterAtenOpKernel(op);
+    // torch.special's Bessel, Airy and zeta functions and orthogonal
+    // polynomials (TorchToLinalg BesselFunctions, OrthogonalPolynomials).
+    for (const char* op :
+         {"special_zeta", "special_modified_bessel_i0", "special_modified_bessel_i1",
+          "special_modified_bessel_k0", "special_modified_bessel_k1",
+          "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+          "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",
+          "special_bessel_y1", "special_spherical_bessel_j0", "special_airy_ai",
+          "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+          "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w",
+          "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+          "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+          "special_hermite_polynomial_h", "special_hermite_polynomial_he",
+          "special_laguerre_polynomial_l", "special_legendre_polynomial_p"})
+      RegisterAtenOpKernel(op);
     // Reductions (their backward ops decompose into elementwise ops and
     // scatter.src), lowered in TorchToLinalg's Reduction/MinMax/Variance.
     for (const char* op : {"amax", "amin", "aminmax", "max", "min", "max.dim", "min.dim",

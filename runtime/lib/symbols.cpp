@@ -11,6 +11,7 @@
 #include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
 #include "ltc_mlir/runtime/lapack.h"
+#include "ltc_mlir/runtime/sorting.h"
 
 #include <atomic>
 #include <cstring>
@@ -49,6 +50,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return gemm;
   if (void *decomposition = resolveLapackSymbol(name))
     return decomposition;
+  if (void *sorting = resolveSortingSymbol(name))
+    return sorting;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

@@ -7,13 +7,11 @@ eager and cut the graph): ltc_backend/lazy_kernels/selection_kernels.cpp
 keeps them in the graph, TorchToLinalg Selection.cpp / CumulativeOps.cpp /
 Gather.cpp lower them.
 
-Indices. cummax/cummin, mode (lines of up to 16 elements) and the NaN
-positions of median equal eager's. median/nanmedian/kthvalue with tied
-values: ATen picks with std::nth_element (unspecified order among ties),
-ours is the stable order; both indices point at an element equal to the
-value, which the tie cases check (and the backward, which scatters the
-gradient at the index, then differs only in which tied element gets it).
-Without ties the indices and gradients equal eager's.
+Indices. cummax/cummin, mode, kthvalue (eager's own algorithms, run by
+the runtime: test_sorting_ties.py checks their indices exactly) and the NaN
+positions of median equal eager's. median/nanmedian with tied values: ours
+is the stable order; the tie cases check that the index points at an
+element equal to the value (the backward scatters the gradient there).
 """
 import pytest
 import torch

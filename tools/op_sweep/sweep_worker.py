@@ -96,6 +96,11 @@ def _run(op, sample, device, backward):
     return [o.detach().cpu() for o in outs]
 
 
+# Reduced-precision results are compared at their own resolution: our code
+# accumulates in f32 where eager may round each step, so the last bits differ.
+TOLERANCES = {torch.bfloat16: (1.6e-2, 1e-2), torch.float16: (1e-3, 1e-3)}
+
+
 def _compare(op_name, eager, lazy):
     if len(eager) != len(lazy):
         return f"{len(lazy)} outputs, eager has {len(eager)}"
@@ -107,7 +112,8 @@ def _compare(op_name, eager, lazy):
         if any(k in op_name for k in NONDETERMINISTIC):
             continue
         try:
-            torch.testing.assert_close(l, e, rtol=1e-4, atol=1e-5, equal_nan=True)
+            rtol, atol = TOLERANCES.get(e.dtype, (1e-4, 1e-5))
+            torch.testing.assert_close(l, e, rtol=rtol, atol=atol, equal_nan=True)
         except AssertionError as err:
             return f"output {i}: " + str(err).splitlines()[0:4].__str__()
     return None

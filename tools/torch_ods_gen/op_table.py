@@ -209,6 +209,35 @@ counter-based hash of the function's `ltc.rng_seed` argument, the op's
     "special_ndtri": elementwise("inverse of the standard normal CDF"),
     "special_log_ndtr": elementwise("log of the standard normal CDF"),
     "special_erfcx": elementwise("exp(self^2) erfc(self)"),
+    "special_zeta": elementwise("Hurwitz zeta function zeta(self, other)"),
+    "special_modified_bessel_i0": elementwise("modified Bessel function I0"),
+    "special_modified_bessel_i1": elementwise("modified Bessel function I1"),
+    "special_modified_bessel_k0": elementwise("modified Bessel function K0"),
+    "special_modified_bessel_k1": elementwise("modified Bessel function K1"),
+    "special_scaled_modified_bessel_k0": elementwise("exp(self) K0(self)"),
+    "special_scaled_modified_bessel_k1": elementwise("exp(self) K1(self)"),
+    "special_bessel_j0": elementwise("Bessel function of the first kind J0"),
+    "special_bessel_j1": elementwise("Bessel function of the first kind J1"),
+    "special_bessel_y0": elementwise("Bessel function of the second kind Y0"),
+    "special_bessel_y1": elementwise("Bessel function of the second kind Y1"),
+    "special_spherical_bessel_j0": elementwise("sin(self) / self"),
+    "special_airy_ai": elementwise("Airy function Ai"),
+    "special_chebyshev_polynomial_t": elementwise("Chebyshev polynomial T_n(x)"),
+    "special_chebyshev_polynomial_u": elementwise("Chebyshev polynomial U_n(x)"),
+    "special_chebyshev_polynomial_v": elementwise("Chebyshev polynomial V_n(x)"),
+    "special_chebyshev_polynomial_w": elementwise("Chebyshev polynomial W_n(x)"),
+    "special_shifted_chebyshev_polynomial_t": elementwise(
+        "shifted Chebyshev polynomial T*_n(x)"),
+    "special_shifted_chebyshev_polynomial_u": elementwise(
+        "shifted Chebyshev polynomial U*_n(x)"),
+    "special_shifted_chebyshev_polynomial_v": elementwise(
+        "shifted Chebyshev polynomial V*_n(x)"),
+    "special_shifted_chebyshev_polynomial_w": elementwise(
+        "shifted Chebyshev polynomial W*_n(x)"),
+    "special_hermite_polynomial_h": elementwise("physicists' Hermite polynomial H_n(x)"),
+    "special_hermite_polynomial_he": elementwise("probabilists' Hermite polynomial He_n(x)"),
+    "special_laguerre_polynomial_l": elementwise("Laguerre polynomial L_n(x)"),
+    "special_legendre_polynomial_p": elementwise("Legendre polynomial P_n(x)"),
     "masked_fill.Scalar": OpSpec(
         summary="mask ? value : self, mask broadcast to self's shape"),
     "masked_fill.Tensor": OpSpec(

@@ -27,20 +27,38 @@ func.func @median_dim(%a: !torch.vtensor<[3,4],f32>) -> (!torch.vtensor<[3],f32>
 
 // -----
 
-// mode: counts (equal elements, itself included), then the best (count,
-// value, index) under a total order: more frequent, then smaller, then the
-// later index of the same value.
+// mode: the runtime's mode (eager's std::sort and scan of equal runs) on
+// self viewed as [outer, n, inner], results [outer, 1, inner].
+// CHECK: func.func private @ltc_mlir_rt_mode_i64(memref<?x?x?xi64, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xi64, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xi64, strided<[?, ?, ?], offset: ?>>) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @mode(
-// CHECK: %[[COUNTS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]
-// CHECK: %[[BEST:.*]]:3 = linalg.generic {{.*}} ins(%[[COUNTS]], %{{.*}} : tensor<3x4xi64>, tensor<3x4xi64>)
-// CHECK:   arith.cmpi sgt, %{{.*}}, %{{.*}} : i64
-// CHECK: tensor.expand_shape %[[BEST]]#1
-// CHECK: tensor.expand_shape %[[BEST]]#2
+// CHECK: %[[LINES:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0], [1, 2]] output_shape [3, 4, 1] : tensor<3x4xi64> into tensor<3x4x1xi64>
+// CHECK: %[[IN:.*]] = bufferization.to_buffer %[[LINES]] read_only
+// CHECK: %[[VALUES:.*]] = memref.alloc() : memref<3x1x1xi64>
+// CHECK: %[[INDICES:.*]] = memref.alloc() : memref<3x1x1xi64>
+// CHECK: call @ltc_mlir_rt_mode_i64(
+// CHECK: bufferization.to_tensor %[[VALUES]] restrict writable
+// CHECK: bufferization.to_tensor %[[INDICES]] restrict writable
 func.func @mode(%a: !torch.vtensor<[3,4],si64>) -> (!torch.vtensor<[3,1],si64>, !torch.vtensor<[3,1],si64>) {
   %int1 = torch.constant.int 1
   %true = torch.constant.bool true
   %0:2 = "torch.aten.mode"(%a, %int1, %true) : (!torch.vtensor<[3,4],si64>, !torch.int, !torch.bool) -> (!torch.vtensor<[3,1],si64>, !torch.vtensor<[3,1],si64>)
   return %0#0, %0#1 : !torch.vtensor<[3,1],si64>, !torch.vtensor<[3,1],si64>
+}
+
+// -----
+
+// sort of lines longer than 16 (std::sort is no longer an insertion sort):
+// the runtime's sort with descending = 1, stable = 0.
+// CHECK: func.func private @ltc_mlir_rt_sort_bf16(
+// CHECK-LABEL: func.func @sort_long_lines(
+// CHECK-DAG: %[[DESC:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[STABLE:.*]] = arith.constant 0 : i64
+// CHECK: call @ltc_mlir_rt_sort_bf16(%{{.*}}, %{{.*}}, %{{.*}}, %[[DESC]], %[[STABLE]])
+func.func @sort_long_lines(%a: !torch.vtensor<[2,20,3],bf16>) -> (!torch.vtensor<[2,20,3],bf16>, !torch.vtensor<[2,20,3],si64>) {
+  %int1 = torch.constant.int 1
+  %true = torch.constant.bool true
+  %0:2 = torch.aten.sort %a, %int1, %true : (!torch.vtensor<[2,20,3],bf16>, !torch.int, !torch.bool) -> (!torch.vtensor<[2,20,3],bf16>, !torch.vtensor<[2,20,3],si64>)
+  return %0#0, %0#1 : !torch.vtensor<[2,20,3],bf16>, !torch.vtensor<[2,20,3],si64>
 }
 
 // -----

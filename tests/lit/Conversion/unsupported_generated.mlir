@@ -8,8 +8,8 @@ func.func @no_pattern(%x: !torch.vtensor<[4,5],f32>) -> (!torch.vtensor<[5,4],f3
   %rcond = torch.constant.float 1.000000e-15
   // expected-error @+1 {{unsupported op 'torch.aten.pinverse': no lowering to linalg}}
   %0 = torch.aten.pinverse %x, %rcond : (!torch.vtensor<[4,5],f32>, !torch.float) -> !torch.vtensor<[5,4],f32>
-  // expected-error @+1 {{unsupported op 'torch.aten.special_bessel_j0': no lowering to linalg}}
-  %1 = torch.aten.special_bessel_j0 %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
+  // expected-error @+1 {{unsupported op 'torch.aten.linalg_matrix_exp': no lowering to linalg}}
+  %1 = torch.aten.linalg_matrix_exp %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
   %2 = torch.aten.exp %x : (!torch.vtensor<[4,5],f32>) -> !torch.vtensor<[4,5],f32>
   %3 = torch.aten.add.Tensor %1, %2, %int1 : (!torch.vtensor<[4,5],f32>, !torch.vtensor<[4,5],f32>, !torch.int) -> !torch.vtensor<[4,5],f32>
   return %0, %3 : !torch.vtensor<[5,4],f32>, !torch.vtensor<[4,5],f32>

@@ -17,6 +17,7 @@
 
 #include "DenseLinearAlgebra.h"
 #include "DenseLinearAlgebraPatterns.h"
+#include "RuntimeCalls.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -28,69 +29,6 @@ using namespace mlir;
 namespace ltc_mlir::torch_to_linalg {
 namespace {
 using namespace dense_la;
-
-/// memref<?x...xT, strided<[?, ...], offset: ?>>: the one type every entry
-/// point's memref parameters have, whatever the layout at a call site.
-MemRefType fullyDynamicMemRef(int64_t rank, Type elementType) {
-  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
-  auto layout = StridedLayoutAttr::get(elementType.getContext(),
-                                       ShapedType::kDynamic, dynamic);
-  return MemRefType::get(dynamic, elementType, layout);
-}
-
-/// Calls `@<name>` (created on first use) on `inputs` (read) and fresh
-/// buffers of `resultTypes` (written), then `scalars` (i64); returns the
-/// written buffers as tensors.
-SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
-                               ValueRange inputs,
-                               ArrayRef<RankedTensorType> resultTypes,
-                               ArrayRef<int64_t> scalars) {
-  SmallVector<Value> args;
-  for (Value input : inputs) {
-    auto type = cast<RankedTensorType>(input.getType());
-    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-    auto anyLayout = MemRefType::get(
-        type.getShape(), type.getElementType(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
-    Value buffer = bufferization::ToBufferOp::create(b, loc, anyLayout, input,
-                                                     /*read_only=*/true);
-    args.push_back(memref::CastOp::create(
-        b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
-        buffer));
-  }
-  SmallVector<Value> buffers;
-  for (RankedTensorType type : resultTypes) {
-    Value buffer = memref::AllocOp::create(
-        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
-    buffers.push_back(buffer);
-    args.push_back(memref::CastOp::create(
-        b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
-        buffer));
-  }
-  for (int64_t v : scalars)
-    args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
-
-  auto module =
-      b.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(module.getBody());
-    callee = func::FuncOp::create(
-        b, module.getLoc(), name,
-        b.getFunctionType(ValueRange(args).getTypes(), {}));
-    callee.setPrivate();
-    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
-                    b.getUnitAttr());
-  }
-  func::CallOp::create(b, loc, callee, args);
-
-  SmallVector<Value> results;
-  for (auto [buffer, type] : llvm::zip(buffers, resultTypes))
-    results.push_back(bufferization::ToTensorOp::create(
-        b, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
-  return results;
-}
 
 std::string entryName(StringRef op, Type elementType) {
   return ("ltc_mlir_rt_" + op + (elementType.isF32() ? "_f32" : "_f64")).str();

@@ -46,6 +46,8 @@ FailureOr<Value> lowerPointwise(Operation *op, ValueRange converted,
   Type storage = resultType.getElementType();
   bool resultUnsigned = isUnsignedDtype(resultDtype);
   Body body = spec.body;
+  if (spec.prepare)
+    spec.prepare(rewriter, op);
   if (spec.select) {
     body = spec.select(op, why);
     if (!body)

@@ -52,6 +52,10 @@ struct Spec {
   std::function<Body(mlir::Operation *op, std::string &why)> select = nullptr;
   /// Operand index of the divisor of an integer division (-1: none).
   int divisor = -1;
+  /// Run before the body is built, with the op being lowered: declares the
+  /// functions the body calls (the body is built before its linalg.generic
+  /// is in the module).
+  std::function<void(mlir::OpBuilder &b, mlir::Operation *op)> prepare = nullptr;
 };
 
 /// Shared implementation (Pointwise.cpp): the converted op's result, or
@@ -133,6 +137,16 @@ struct FloatBuilder {
   mlir::Value nan() const;
   bool isF64() const { return t.isF64(); }
 };
+
+/// Runs `fn(FloatBuilder over f64, x as f64)` and rounds its result to `t`:
+/// special functions are computed in f64 whatever the result dtype.
+template <typename Fn>
+mlir::Value inF64(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
+                  mlir::Value x, Fn fn) {
+  FloatBuilder f{b, loc, b.getF64Type()};
+  mlir::Value r = fn(f, castScalar(b, loc, x, f.t));
+  return castScalar(b, loc, r, t);
+}
 
 } // namespace ltc_mlir::torch_to_linalg::pointwise
 

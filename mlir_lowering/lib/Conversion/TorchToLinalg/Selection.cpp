@@ -1,25 +1,20 @@
 //===- Selection.cpp - median, nanmedian, kthvalue, mode ------------------===//
 //
-// One element per line along `dim` (or of the whole tensor for median()
-// and nanmedian()), picked with the stable ranks of Sorting.cpp:
+// median and nanmedian: one element per line along `dim` (or of the whole
+// tensor for median() and nanmedian()), picked with the stable ranks of
+// Sorting.cpp:
 //   rank[i] = position of x[i] in the stable ascending sort (NaN last)
 //   value, index = x[j], j for the j with rank[j] == target(line)
-// where target is k - 1 (kthvalue), (n - 1) / 2 (median; the position of
-// the first NaN when the line has one: median propagates NaN), and
-// (m - 1) / 2 over the m non-NaN elements (nanmedian; 0 when all are NaN).
-// Values equal eager's. Indices: ATen's CPU kernels pick with
-// std::nth_element, which leaves the order of tied elements unspecified;
-// ours is the stable one (the first occurrence among ties for the lower
-// positions). Both point at an element equal to the value (a NaN for NaN).
+// where target is (n - 1) / 2 (median; the position of the first NaN when
+// the line has one: median propagates NaN), and (m - 1) / 2 over the m
+// non-NaN elements (nanmedian; 0 when all are NaN). ATen's median.dim
+// breaks ties by index, which is the stable order. n^2 comparisons per
+// line: refused above 2^26 per op (the eager fallback runs it).
 //
-// mode(self, dim): count[i] = #{ j : x[j] == x[i] } (a NaN counts once);
-// the value is the smallest of the most frequent (NaN after numbers), its
-// index the last occurrence, which is what ATen's CPU loop (std::sort, then
-// a scan of equal runs) returns for lines of up to 16 elements (sorted by
-// insertion, stably); longer lines may return another occurrence there.
-//
-// n^2 comparisons per line, like sort: refused above 2^26 per op (the
-// eager fallback runs it).
+// kthvalue and mode call the runtime (runtime/sorting.h), which runs eager's
+// algorithms (Sedgewick's quickselect; std::sort and a scan of equal runs):
+// which of several tied elements' index they return is only defined by
+// those algorithms.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,13 +34,6 @@ Value isNanScalar(OpBuilder &b, Location l, Value x) {
   if (!isa<FloatType>(x.getType()))
     return arith::ConstantOp::create(b, l, b.getBoolAttr(false));
   return arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, x, x);
-}
-
-/// i1: x equals y (never for NaN).
-Value createEqual(OpBuilder &b, Location l, Value x, Value y) {
-  if (isa<FloatType>(x.getType()))
-    return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, x, y);
-  return arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, x, y);
 }
 
 /// Per line (self's shape without `dim`): the number of NaNs, i64.
@@ -96,99 +84,6 @@ std::pair<Value, Value> createPickRank(OpBuilder &b, Location loc, Value self,
   return {generic.getResult(0), generic.getResult(1)};
 }
 
-/// (value, index) per line of mode (see the file comment).
-std::pair<Value, Value> createMode(OpBuilder &b, Location loc, Value self,
-                                   int64_t dim, bool isUnsigned) {
-  auto selfType = cast<RankedTensorType>(self.getType());
-  int64_t rank = selfType.getRank();
-  MLIRContext *ctx = b.getContext();
-  Type i64 = b.getI64Type();
-  // counts: loops self's dims, then j.
-  SmallVector<AffineExpr> own, atJ;
-  for (int64_t d = 0; d < rank; ++d) {
-    own.push_back(getAffineDimExpr(d, ctx));
-    atJ.push_back(getAffineDimExpr(d == dim ? rank : d, ctx));
-  }
-  AffineMap ownMap = AffineMap::get(rank + 1, 0, own, ctx);
-  AffineMap jMap = AffineMap::get(rank + 1, 0, atJ, ctx);
-  SmallVector<utils::IteratorType> countIterators(
-      rank, utils::IteratorType::parallel);
-  countIterators.push_back(utils::IteratorType::reduction);
-  auto countsType = RankedTensorType::get(selfType.getShape(), i64);
-  Value counts =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{countsType}, ValueRange{self, self},
-          ValueRange{createZeroTensor(b, loc, countsType)},
-          {ownMap, jMap, ownMap}, countIterators,
-          [&](OpBuilder &nb, Location l, ValueRange args) {
-            Value i = linalg::IndexOp::create(nb, l, dim);
-            Value j = linalg::IndexOp::create(nb, l, rank);
-            Value same = arith::OrIOp::create(
-                nb, l, createEqual(nb, l, args[0], args[1]),
-                arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq, i, j));
-            Value add = arith::ExtUIOp::create(nb, l, i64, same);
-            linalg::YieldOp::create(
-                nb, l, arith::AddIOp::create(nb, l, args[2], add).getResult());
-          })
-          .getResult(0);
-
-  // The best (count, value, index) per line under a strict total order, so
-  // that the reduction does not depend on its order.
-  SmallVector<int64_t> lineShape;
-  for (int64_t d = 0; d < rank; ++d)
-    if (d != dim)
-      lineShape.push_back(selfType.getDimSize(d));
-  Type elemType = selfType.getElementType();
-  auto countType = RankedTensorType::get(lineShape, i64);
-  auto valuesType = RankedTensorType::get(lineShape, elemType);
-  AffineMap id = b.getMultiDimIdentityMap(rank);
-  AffineMap line = getDropDimsMap(rank, {dim}, ctx);
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  iterators[dim] = utils::IteratorType::reduction;
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{countType, valuesType, countType},
-      ValueRange{counts, self},
-      ValueRange{createFilledTensor(b, loc, countType,
-                                    createIntConstant(b, loc, i64, -1)),
-                 createZeroTensor(b, loc, valuesType),
-                 createZeroTensor(b, loc, countType)},
-      {id, id, line, line, line}, iterators,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value c = args[0], x = args[1], bc = args[2], bv = args[3],
-              bi = args[4];
-        Value j = arith::IndexCastOp::create(nb, l, i64,
-                                             linalg::IndexOp::create(nb, l, dim));
-        auto cmpI = [&](arith::CmpIPredicate p, Value u, Value v) {
-          return arith::CmpIOp::create(nb, l, p, u, v).getResult();
-        };
-        // Same count: the smaller value; the same value: the later index;
-        // both NaN (counted once each): the first.
-        Value laterSame = arith::AndIOp::create(
-            nb, l, createEqual(nb, l, x, bv),
-            cmpI(arith::CmpIPredicate::sgt, j, bi));
-        Value firstNan = arith::AndIOp::create(
-            nb, l,
-            arith::AndIOp::create(nb, l, isNanScalar(nb, l, x),
-                                  isNanScalar(nb, l, bv)),
-            cmpI(arith::CmpIPredicate::slt, j, bi));
-        Value sameCountBetter = arith::OrIOp::create(
-            nb, l,
-            createBefore(nb, l, x, bv, /*descending=*/false, isUnsigned),
-            arith::OrIOp::create(nb, l, laterSame, firstNan));
-        Value better = arith::OrIOp::create(
-            nb, l, cmpI(arith::CmpIPredicate::sgt, c, bc),
-            arith::AndIOp::create(nb, l, cmpI(arith::CmpIPredicate::eq, c, bc),
-                                  sameCountBetter));
-        linalg::YieldOp::create(
-            nb, l,
-            ValueRange{arith::SelectOp::create(nb, l, better, c, bc),
-                       arith::SelectOp::create(nb, l, better, x, bv),
-                       arith::SelectOp::create(nb, l, better, j, bi)});
-      });
-  return {generic.getResult(1), generic.getResult(2)};
-}
-
 /// median(self), nanmedian(self) (HasDim false: one 0-d value) and
 /// median.dim, nanmedian.dim, kthvalue, mode (values, indices).
 class ConvertSelectionOp : public NamedTorchPattern {
@@ -218,7 +113,8 @@ public:
     Type dtype = getTorchDtype(op->getOperand(0));
     Type elemType = selfType.getElementType();
     bool isBool = isBoolDtype(dtype);
-    if (elemType.isF16() || (isBool && kind != SelectKind::Mode))
+    bool viaRuntime = kind == SelectKind::Kth || kind == SelectKind::Mode;
+    if (!viaRuntime && (elemType.isF16() || isBool))
       return fail(op, rewriter,
                   "f16 and bool inputs are left to the eager kernel");
     bool isUnsigned = isUnsignedDtype(dtype) || isBool;
@@ -247,14 +143,30 @@ public:
     int64_t n = inputType.getDimSize(dim);
     if (n == 0 || inputType.getNumElements() == 0)
       return fail(op, rewriter, "empty line (eager raises or returns NaN)");
+    if (viaRuntime) {
+      SmallVector<int64_t> scalars;
+      if (kind == SelectKind::Kth) {
+        std::optional<int64_t> k = getConstantInt(op->getOperand(1));
+        if (!k)
+          return fail(op, rewriter, "k must be a constant");
+        if (*k < 1 || *k > n)
+          return fail(op, rewriter, "k out of range (eager raises)");
+        scalars.push_back(*k);
+      }
+      FailureOr<std::pair<Value, Value>> picked = callSortingRuntime(
+          rewriter, loc, kind == SelectKind::Kth ? "kthvalue" : "mode", input,
+          dtype, dim, /*count=*/1, valuesType, indicesType, scalars);
+      if (failed(picked))
+        return fail(op, rewriter, "no runtime selection for this dtype or shape");
+      rewriter.replaceOp(op, ValueRange{picked->first, picked->second});
+      return success();
+    }
     if (inputType.getNumElements() * n > kMaxSelectionWork)
       return fail(op, rewriter,
                   "long lines: the n^2 rank selection would be too slow");
 
     Value values, indices;
-    if (kind == SelectKind::Mode) {
-      std::tie(values, indices) = createMode(rewriter, loc, input, dim, isUnsigned);
-    } else {
+    {
       SmallVector<int64_t> lineShape;
       for (int64_t d = 0; d < inputType.getRank(); ++d)
         if (d != dim)
@@ -262,15 +174,7 @@ public:
       Type i64 = rewriter.getI64Type();
       auto lineType = RankedTensorType::get(lineShape, i64);
       Value target;
-      if (kind == SelectKind::Kth) {
-        std::optional<int64_t> k = getConstantInt(op->getOperand(1));
-        if (!k)
-          return fail(op, rewriter, "k must be a constant");
-        if (*k < 1 || *k > n)
-          return fail(op, rewriter, "k out of range (eager raises)");
-        target = createFilledTensor(rewriter, loc, lineType,
-                                    createIntConstant(rewriter, loc, i64, *k - 1));
-      } else if (!isa<FloatType>(elemType)) {
+      if (!isa<FloatType>(elemType)) {
         target = createFilledTensor(
             rewriter, loc, lineType,
             createIntConstant(rewriter, loc, i64, (n - 1) / 2));

@@ -1,19 +1,22 @@
-//===- Sorting.cpp - sort, sort.stable, topk (rank sort along a dim) ------===//
+//===- Sorting.cpp - sort, sort.stable, topk ------------------------------===//
 //
-// A stable sort by ranks, in two parallel linalg.generic ops with a
-// reduction loop j over the sorted dim:
-//   rank[i] = #{ j : x[j] before x[i], or x[j] ties x[i] and j < i }
-//   values[p], indices[p] = x[j], j for the j with rank[j] == p.
+// Which of several equal elements comes first is whatever eager's CPU
+// algorithm does, so that is what we compute:
+//  - lines of up to 16 elements: std::sort is an insertion sort there, i.e.
+//    stable, so a stable sort by ranks gives eager's order: two parallel
+//    linalg.generic ops with a reduction loop j over the sorted dim,
+//      rank[i] = #{ j : x[j] before x[i], or x[j] ties x[i] and j < i }
+//      values[p], indices[p] = x[j], j for the j with rank[j] == p;
+//  - longer lines, and topk: the runtime's entry points (runtime/sorting.h),
+//    which run eager's std::sort / std::stable_sort / std::partial_sort /
+//    std::nth_element with eager's comparisons, in n log n.
 // "Before" is ascending (or descending) order with NaN after every number
-// ascending and before every number descending, NaNs tying with each other:
-// the order of torch.sort on CPU, stable for ties (which sort.stable
-// guarantees and which the unstable sort also gives on CPU for the ties
-// of OpInfo's samples). n^2 comparisons per line: refused above a few
-// million comparisons per graph (the eager fallback sorts in n log n).
+// ascending and before every number descending, NaNs tying with each other.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Sorting.h"
+#include "RuntimeCalls.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 using namespace mlir;
@@ -96,10 +99,66 @@ Value createStableRanks(OpBuilder &rewriter, Location loc, Value self,
       .getResult(0);
 }
 
+static std::optional<std::string> sortingEntryPoint(StringRef op, Type torchDtype,
+                                             Type storage) {
+  std::string suffix;
+  if (isBoolDtype(torchDtype))
+    suffix = "b8";
+  else if (isUnsignedDtype(torchDtype))
+    suffix = storage.isInteger(8) ? "u8" : "";
+  else if (storage.isF32())
+    suffix = "f32";
+  else if (storage.isF64())
+    suffix = "f64";
+  else if (storage.isF16())
+    suffix = "f16";
+  else if (storage.isBF16())
+    suffix = "bf16";
+  else if (auto integer = dyn_cast<IntegerType>(storage))
+    if (llvm::is_contained({8u, 16u, 32u, 64u}, integer.getWidth()))
+      suffix = "i" + std::to_string(integer.getWidth());
+  if (suffix.empty())
+    return std::nullopt;
+  return ("ltc_mlir_rt_" + op + "_" + suffix).str();
+}
+
+FailureOr<std::pair<Value, Value>>
+callSortingRuntime(OpBuilder &b, Location loc, StringRef op, Value self,
+                   Type torchDtype, int64_t dim, int64_t count,
+                   RankedTensorType valuesType, RankedTensorType indicesType,
+                   ArrayRef<int64_t> scalars) {
+  auto selfType = cast<RankedTensorType>(self.getType());
+  Type storage = selfType.getElementType();
+  std::optional<std::string> name = sortingEntryPoint(op, torchDtype, storage);
+  if (!name || !selfType.hasStaticShape())
+    return failure();
+  ArrayRef<int64_t> shape = selfType.getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < dim; ++d)
+    outer *= shape[d];
+  for (int64_t d = dim + 1; d < selfType.getRank(); ++d)
+    inner *= shape[d];
+  FailureOr<Value> lines = createReshape(
+      b, loc, self, RankedTensorType::get({outer, shape[dim], inner}, storage));
+  if (failed(lines))
+    return failure();
+  SmallVector<Value> r = callRuntime(
+      b, loc, *name, {*lines},
+      {RankedTensorType::get({outer, count, inner}, storage),
+       RankedTensorType::get({outer, count, inner}, b.getI64Type())},
+      scalars);
+  FailureOr<Value> values = createReshape(b, loc, r[0], valuesType);
+  FailureOr<Value> indices = createReshape(b, loc, r[1], indicesType);
+  if (failed(values) || failed(indices))
+    return failure();
+  return std::make_pair(*values, *indices);
+}
+
 namespace {
 
-/// The most comparisons a sort may emit (n * n per line).
-constexpr int64_t kMaxSortWork = int64_t(1) << 26;
+/// Up to this line length std::sort sorts by insertion (stably).
+constexpr int64_t kInsertionSortLength = 16;
+
 
 /// (values, indices) of the first `count` positions along `dim` of `self`
 /// sorted (ascending or descending, stable), by the two rank generics.
@@ -183,22 +242,33 @@ public:
       return success();
     }
     int64_t dim = *nd, n = selfType.getDimSize(dim);
-    if (selfType.getNumElements() * n > kMaxSortWork)
-      return this->fail(op, rewriter,
-                        "sort of long lines: n^2 rank sort would be too slow");
     Type selfDtype = getTorchDtype(op.getSelf());
     bool isUnsigned = isUnsignedDtype(selfDtype) || isBoolDtype(selfDtype);
-
-    auto [values, indices] =
-        createRankSort(rewriter, loc, self, dim, n, *descending, isUnsigned);
-    rewriter.replaceOp(op, {values, indices});
+    if (n != ShapedType::kDynamic && n <= kInsertionSortLength) {
+      auto [values, indices] =
+          createRankSort(rewriter, loc, self, dim, n, *descending, isUnsigned);
+      rewriter.replaceOp(op, {values, indices});
+      return success();
+    }
+    bool stable = false;
+    if constexpr (std::is_same_v<OpTy, torch::AtenSortStableOp>) {
+      std::optional<bool> s = getConstantBool(op.getStable());
+      if (!s && !isa<torch::NoneType>(op.getStable().getType()))
+        return this->fail(op, rewriter, "stable must be a constant");
+      stable = s.value_or(false);
+    }
+    FailureOr<std::pair<Value, Value>> sorted = callSortingRuntime(
+        rewriter, loc, "sort", self, selfDtype, dim, n, valuesType, indicesType,
+        {int64_t(*descending), int64_t(stable)});
+    if (failed(sorted))
+      return this->fail(op, rewriter, "no runtime sort for this dtype or shape");
+    rewriter.replaceOp(op, {sorted->first, sorted->second});
     return success();
   }
 };
 
-/// topk(self, k, dim, largest, sorted=True): the first k of the stable
-/// descending (largest) or ascending sort. Ties keep the lower index first;
-/// ATen's CPU topk (a partial sort) may order tied values differently.
+/// topk(self, k, dim, largest, sorted): the runtime's topk, eager's
+/// partial_sort / nth_element (sorted=False gives eager's order too).
 class ConvertTopkOp : public TorchConversionPattern<torch::AtenTopkOp> {
 public:
   using Base::Base;
@@ -219,8 +289,6 @@ public:
     std::optional<bool> sorted = getConstantBool(op.getSorted());
     if (!k || !dimArg || !largest || !sorted)
       return fail(op, rewriter, "k, dim, largest and sorted must be constants");
-    if (!*sorted)
-      return fail(op, rewriter, "sorted=False leaves ATen's order unspecified");
     int64_t rank = selfType.getRank();
     std::optional<int64_t> nd = normalizeDim(*dimArg, rank);
     if (!nd)
@@ -239,22 +307,18 @@ public:
       return fail(op, rewriter, "k out of range (eager raises)");
     if (valuesType.getNumElements() != inputType.getNumElements() / std::max<int64_t>(n, 1) * *k)
       return fail(op, rewriter, "result shape does not match k");
-    if (inputType.getNumElements() * n > kMaxSortWork)
-      return fail(op, rewriter, "topk of long lines: n^2 rank sort would be too slow");
     if (valuesType.getNumElements() == 0) {
       rewriter.replaceOp(op, {createEmptyTensor(rewriter, loc, valuesType),
                               createEmptyTensor(rewriter, loc, indicesType)});
       return success();
     }
-    Type dtype = getTorchDtype(op.getSelf());
-    auto [values, indices] =
-        createRankSort(rewriter, loc, input, dim, *k, *largest,
-                       isUnsignedDtype(dtype) || isBoolDtype(dtype));
-    FailureOr<Value> v = createReshape(rewriter, loc, values, valuesType);
-    FailureOr<Value> i = createReshape(rewriter, loc, indices, indicesType);
-    if (failed(v) || failed(i))
-      return fail(op, rewriter, "cannot reshape the result");
-    rewriter.replaceOp(op, {*v, *i});
+    FailureOr<std::pair<Value, Value>> top = callSortingRuntime(
+        rewriter, loc, "topk", input, getTorchDtype(op.getSelf()), dim, *k,
+        valuesType, indicesType,
+        {*k, int64_t(*largest), int64_t(*sorted)});
+    if (failed(top))
+      return fail(op, rewriter, "no runtime topk for this dtype or shape");
+    rewriter.replaceOp(op, {top->first, top->second});
     return success();
   }
 };

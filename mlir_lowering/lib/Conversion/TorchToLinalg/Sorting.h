@@ -33,6 +33,18 @@ mlir::Value createStableRanks(mlir::OpBuilder &b, mlir::Location loc,
                               mlir::Value self, int64_t dim, bool descending,
                               bool isUnsigned);
 
+/// Calls the runtime's `op` ("sort", "topk", "kthvalue", "mode";
+/// runtime/sorting.h) on `self` viewed as [outer, n, inner] with `dim` in
+/// the middle, then `scalars`; its [outer, count, inner] results reshaped to
+/// `valuesType` and `indicesType`. Fails for dtypes without an entry point
+/// and dynamic shapes.
+mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+callSortingRuntime(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef op,
+                   mlir::Value self, mlir::Type torchDtype, int64_t dim,
+                   int64_t count, mlir::RankedTensorType valuesType,
+                   mlir::RankedTensorType indicesType,
+                   llvm::ArrayRef<int64_t> scalars);
+
 /// A pattern for one torch op named `opName` ("torch.aten.median.dim") whose
 /// C++ class is private to its generated shard (ops not in
 /// tools/torch_ods_gen/op_table.py yet: adding them regenerates TorchOps.h,

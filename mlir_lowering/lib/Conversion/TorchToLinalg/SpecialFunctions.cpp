@@ -40,14 +40,6 @@ using P = arith::CmpFPredicate;
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// Runs `fn` on x converted to f64 and rounds the result back to `t`.
-template <typename Fn>
-Value inF64(OpBuilder &b, Location loc, Type t, Value x, Fn fn) {
-  FloatBuilder f{b, loc, b.getF64Type()};
-  Value r = fn(f, castScalar(b, loc, x, f.t));
-  return castScalar(b, loc, r, t);
-}
-
 Value andI(FloatBuilder &f, Value a, Value c) {
   return arith::AndIOp::create(f.b, f.loc, a, c);
 }
@@ -132,8 +124,10 @@ Value trigamma(FloatBuilder &f, Value x) {
   return f.select(reflect, f.neg(acc), acc);
 }
 
-/// Hurwitz zeta(s, q) for a constant integer s >= 2.
-Value zeta(FloatBuilder &f, double s, Value q) {
+/// Hurwitz zeta(s, q) (Cephes' method, as ATen): s == 1 gives inf, s < 1
+/// NaN; q a non-positive integer inf, other q <= 0 NaN unless s is an
+/// integer.
+Value zeta(FloatBuilder &f, Value s, Value q) {
   static const double kEulerMaclaurin[] = {
       12.0, -720.0, 30240.0, -1209600.0, 47900160.0,
       -1.8924375803183791606e9, 7.47242496e10, -2.950130727918164224e12,
@@ -142,7 +136,7 @@ Value zeta(FloatBuilder &f, double s, Value q) {
   const double machep = 1.11022302462515654042E-16;
   OpBuilder &b = f.b;
   Location loc = f.loc;
-  Value negS = f.c(-s);
+  Value negS = f.neg(s);
   auto pow = [&](Value base) -> Value {
     return math::PowFOp::create(b, loc, base, negS);
   };
@@ -164,7 +158,7 @@ Value zeta(FloatBuilder &f, double s, Value q) {
       [&](OpBuilder &nb, Location l, Value, ValueRange it) {
         FloatBuilder g{nb, l, f.t};
         Value a = g.add(it[0], g.c(1));
-        Value term = math::PowFOp::create(nb, l, a, g.c(-s));
+        Value term = math::PowFOp::create(nb, l, a, negS);
         Value sum = g.add(it[2], term);
         Value small = andI(g, g.cmp(P::OLT, g.mul(g.c(-machep), sum), term),
                            g.cmp(P::OLT, term, g.mul(g.c(machep), sum)));
@@ -178,25 +172,38 @@ Value zeta(FloatBuilder &f, double s, Value q) {
         sum = loop.getResult(2), direct = loop.getResult(3);
   // Euler-Maclaurin tail.
   Value w = a;
-  Value acc = f.add(sum, f.div(f.mul(term, w), f.c(s - 1)));
+  Value acc = f.add(sum, f.div(f.mul(term, w), f.sub(s, f.c(1))));
   acc = f.sub(acc, f.mul(f.c(0.5), term));
   Value fac = f.c(1), bb = term, done = falseV;
   double k = 0;
   for (double coeff : kEulerMaclaurin) {
-    fac = f.mul(fac, f.c(s + k));
+    fac = f.mul(fac, f.add(s, f.c(k)));
     bb = f.div(bb, w);
     Value t = f.div(f.mul(fac, bb), f.c(coeff));
     Value next = f.add(acc, t);
     acc = f.select(done, acc, next);
     done = orI(f, done, f.cmp(P::OLT, f.abs(f.div(t, next)), f.c(machep)));
     k += 1;
-    fac = f.mul(fac, f.c(s + k));
+    fac = f.mul(fac, f.add(s, f.c(k)));
     bb = f.div(bb, w);
     k += 1;
   }
   Value r = f.select(direct, sum, acc);
-  Value poleQ = andI(f, f.cmp(P::OLE, q, f.c(0)), f.cmp(P::OEQ, q, f.floor(q)));
-  return f.select(poleQ, f.inf(), r);
+  Value qNonPositive = f.cmp(P::OLE, q, f.c(0));
+  Value poleQ = andI(f, qNonPositive, f.cmp(P::OEQ, q, f.floor(q)));
+  Value nanQ = andI(f, qNonPositive, f.cmp(P::UNE, s, f.floor(s)));
+  r = f.select(nanQ, f.nan(), r);
+  r = f.select(poleQ, f.inf(), r);
+  r = f.select(f.cmp(P::OLT, s, f.c(1)), f.nan(), r);
+  return f.select(f.cmp(P::OEQ, s, f.c(1)), f.inf(), r);
+}
+
+Value hurwitzZeta(OpBuilder &b, Location loc, Type t, bool,
+                  ArrayRef<Value> v) {
+  FloatBuilder f{b, loc, b.getF64Type()};
+  Value s = castScalar(b, loc, v[0], f.t);
+  Value q = castScalar(b, loc, v[1], f.t);
+  return castScalar(b, loc, zeta(f, s, q), t);
 }
 
 Body selectPolygamma(Operation *op, std::string &why) {
@@ -219,7 +226,7 @@ Body selectPolygamma(Operation *op, std::string &why) {
         return digamma(f, x);
       double factorial = std::exp(std::lgamma(double(order) + 1));
       double sign = order % 2 ? 1.0 : -1.0;
-      return f.mul(f.c(sign * factorial), zeta(f, double(order + 1), x));
+      return f.mul(f.c(sign * factorial), zeta(f, f.c(order + 1), x));
     });
   };
 }
@@ -481,6 +488,11 @@ void populateSpecialFunctionPatterns(TorchTypeConverter &tc,
   pointwise::add<AtenSpecialI0eOp>(tc, p, {Domain::Float, bessel<0, true>});
   pointwise::add<AtenSpecialI1Op>(tc, p, {Domain::Float, bessel<1, false>});
   pointwise::add<AtenSpecialI1eOp>(tc, p, {Domain::Float, bessel<1, true>});
+  pointwise::add<AtenSpecialModifiedBesselI0Op>(tc, p,
+                                                {Domain::Float, bessel<0, false>});
+  pointwise::add<AtenSpecialModifiedBesselI1Op>(tc, p,
+                                                {Domain::Float, bessel<1, false>});
+  pointwise::add<AtenSpecialZetaOp>(tc, p, {Domain::Float, hurwitzZeta});
   pointwise::add<AtenErfinvOp>(tc, p, {Domain::Float, erfinv});
   pointwise::add<AtenSpecialNdtriOp>(tc, p, {Domain::Float, ndtri});
   pointwise::add<AtenSpecialErfcxOp>(tc, p, {Domain::Float, erfcx});

@@ -144,6 +144,8 @@ struct ConvertTorchToLinalgPass
     populateShrinkPatterns(typeConverter, patterns);
     populateGatedPatterns(typeConverter, patterns);
     populateSpecialFunctionPatterns(typeConverter, patterns);
+    populateBesselFunctionPatterns(typeConverter, patterns);
+    populateOrthogonalPolynomialPatterns(typeConverter, patterns);
     populateMinMaxPatterns(typeConverter, patterns);
     populateVariancePatterns(typeConverter, patterns);
     populateNormsPatterns(typeConverter, patterns);

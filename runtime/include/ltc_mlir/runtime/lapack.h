@@ -16,20 +16,12 @@
 #ifndef LTC_MLIR_RUNTIME_LAPACK_H
 #define LTC_MLIR_RUNTIME_LAPACK_H
 
-#include <cstdint>
+#include "ltc_mlir/runtime/memref.h"
+
 #include <string>
 
 namespace ltc_mlir {
 namespace runtime {
-
-/// An MLIR ranked memref descriptor.
-template <typename T, int Rank> struct MemRefDescriptor {
-  T *allocated;
-  T *aligned;
-  int64_t offset;
-  int64_t sizes[Rank];
-  int64_t strides[Rank];
-};
 
 /// Address of a decomposition entry point ("_mlir_ciface_ltc_mlir_rt_svd_f32",
 /// ...), or null when `name` is not one or LAPACK cannot be loaded.

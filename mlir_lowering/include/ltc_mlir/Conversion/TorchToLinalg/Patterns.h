@@ -105,6 +105,10 @@ void populateGatedPatterns(TorchTypeConverter &typeConverter,
                            mlir::RewritePatternSet &patterns);
 void populateSpecialFunctionPatterns(TorchTypeConverter &typeConverter,
                                      mlir::RewritePatternSet &patterns);
+void populateBesselFunctionPatterns(TorchTypeConverter &typeConverter,
+                                    mlir::RewritePatternSet &patterns);
+void populateOrthogonalPolynomialPatterns(TorchTypeConverter &typeConverter,
+                                          mlir::RewritePatternSet &patterns);
 // Reductions, indexing and linear algebra beyond the basics.
 void populateMinMaxPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 345 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 370 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -2456,6 +2456,69 @@ def Torch_AtenSortStableOp : Torch_AtenOp<"sort.stable", [Pure]> {
   let results = (outs Torch_VTensor:$values, Torch_VTensor:$indices);
 }
 
+// aten::special_airy_ai(Tensor x) -> Tensor
+def Torch_AtenSpecialAiryAiOp : Torch_ElementwiseOp<"special_airy_ai", [Pure]> {
+  let summary = "Airy function Ai";
+  let arguments = (ins Torch_VTensor:$x);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_bessel_j0(Tensor self) -> Tensor
+def Torch_AtenSpecialBesselJ0Op : Torch_ElementwiseOp<"special_bessel_j0", [Pure]> {
+  let summary = "Bessel function of the first kind J0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_bessel_j1(Tensor self) -> Tensor
+def Torch_AtenSpecialBesselJ1Op : Torch_ElementwiseOp<"special_bessel_j1", [Pure]> {
+  let summary = "Bessel function of the first kind J1";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_bessel_y0(Tensor self) -> Tensor
+def Torch_AtenSpecialBesselY0Op : Torch_ElementwiseOp<"special_bessel_y0", [Pure]> {
+  let summary = "Bessel function of the second kind Y0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_bessel_y1(Tensor self) -> Tensor
+def Torch_AtenSpecialBesselY1Op : Torch_ElementwiseOp<"special_bessel_y1", [Pure]> {
+  let summary = "Bessel function of the second kind Y1";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialChebyshevPolynomialTOp : Torch_ElementwiseOp<"special_chebyshev_polynomial_t", [Pure]> {
+  let summary = "Chebyshev polynomial T_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialChebyshevPolynomialUOp : Torch_ElementwiseOp<"special_chebyshev_polynomial_u", [Pure]> {
+  let summary = "Chebyshev polynomial U_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialChebyshevPolynomialVOp : Torch_ElementwiseOp<"special_chebyshev_polynomial_v", [Pure]> {
+  let summary = "Chebyshev polynomial V_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialChebyshevPolynomialWOp : Torch_ElementwiseOp<"special_chebyshev_polynomial_w", [Pure]> {
+  let summary = "Chebyshev polynomial W_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::special_entr(Tensor self) -> Tensor
 def Torch_AtenSpecialEntrOp : Torch_ElementwiseOp<"special_entr", [Pure]> {
   let summary = "-self log(self) (0 at 0, -inf for negatives)";
@@ -2467,6 +2530,20 @@ def Torch_AtenSpecialEntrOp : Torch_ElementwiseOp<"special_entr", [Pure]> {
 def Torch_AtenSpecialErfcxOp : Torch_ElementwiseOp<"special_erfcx", [Pure]> {
   let summary = "exp(self^2) erfc(self)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialHermitePolynomialHOp : Torch_ElementwiseOp<"special_hermite_polynomial_h", [Pure]> {
+  let summary = "physicists' Hermite polynomial H_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialHermitePolynomialHeOp : Torch_ElementwiseOp<"special_hermite_polynomial_he", [Pure]> {
+  let summary = "probabilists' Hermite polynomial He_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -2491,9 +2568,51 @@ def Torch_AtenSpecialI1eOp : Torch_ElementwiseOp<"special_i1e", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialLaguerrePolynomialLOp : Torch_ElementwiseOp<"special_laguerre_polynomial_l", [Pure]> {
+  let summary = "Laguerre polynomial L_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialLegendrePolynomialPOp : Torch_ElementwiseOp<"special_legendre_polynomial_p", [Pure]> {
+  let summary = "Legendre polynomial P_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::special_log_ndtr(Tensor self) -> Tensor
 def Torch_AtenSpecialLogNdtrOp : Torch_ElementwiseOp<"special_log_ndtr", [Pure]> {
   let summary = "log of the standard normal CDF";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_modified_bessel_i0(Tensor self) -> Tensor
+def Torch_AtenSpecialModifiedBesselI0Op : Torch_ElementwiseOp<"special_modified_bessel_i0", [Pure]> {
+  let summary = "modified Bessel function I0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_modified_bessel_i1(Tensor self) -> Tensor
+def Torch_AtenSpecialModifiedBesselI1Op : Torch_ElementwiseOp<"special_modified_bessel_i1", [Pure]> {
+  let summary = "modified Bessel function I1";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_modified_bessel_k0(Tensor self) -> Tensor
+def Torch_AtenSpecialModifiedBesselK0Op : Torch_ElementwiseOp<"special_modified_bessel_k0", [Pure]> {
+  let summary = "modified Bessel function K0";
+  let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_modified_bessel_k1(Tensor self) -> Tensor
+def Torch_AtenSpecialModifiedBesselK1Op : Torch_ElementwiseOp<"special_modified_bessel_k1", [Pure]> {
+  let summary = "modified Bessel function K1";
   let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
@@ -2502,6 +2621,55 @@ def Torch_AtenSpecialLogNdtrOp : Torch_ElementwiseOp<"special_log_ndtr", [Pure]>
 def Torch_AtenSpecialNdtriOp : Torch_ElementwiseOp<"special_ndtri", [Pure]> {
   let summary = "inverse of the standard normal CDF";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_scaled_modified_bessel_k0(Tensor x) -> Tensor
+def Torch_AtenSpecialScaledModifiedBesselK0Op : Torch_ElementwiseOp<"special_scaled_modified_bessel_k0", [Pure]> {
+  let summary = "exp(self) K0(self)";
+  let arguments = (ins Torch_VTensor:$x);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_scaled_modified_bessel_k1(Tensor x) -> Tensor
+def Torch_AtenSpecialScaledModifiedBesselK1Op : Torch_ElementwiseOp<"special_scaled_modified_bessel_k1", [Pure]> {
+  let summary = "exp(self) K1(self)";
+  let arguments = (ins Torch_VTensor:$x);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialShiftedChebyshevPolynomialTOp : Torch_ElementwiseOp<"special_shifted_chebyshev_polynomial_t", [Pure]> {
+  let summary = "shifted Chebyshev polynomial T*_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialShiftedChebyshevPolynomialUOp : Torch_ElementwiseOp<"special_shifted_chebyshev_polynomial_u", [Pure]> {
+  let summary = "shifted Chebyshev polynomial U*_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialShiftedChebyshevPolynomialVOp : Torch_ElementwiseOp<"special_shifted_chebyshev_polynomial_v", [Pure]> {
+  let summary = "shifted Chebyshev polynomial V*_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def Torch_AtenSpecialShiftedChebyshevPolynomialWOp : Torch_ElementwiseOp<"special_shifted_chebyshev_polynomial_w", [Pure]> {
+  let summary = "shifted Chebyshev polynomial W*_n(x)";
+  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_spherical_bessel_j0(Tensor x) -> Tensor
+def Torch_AtenSpecialSphericalBesselJ0Op : Torch_ElementwiseOp<"special_spherical_bessel_j0", [Pure]> {
+  let summary = "sin(self) / self";
+  let arguments = (ins Torch_VTensor:$x);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -2523,6 +2691,13 @@ def Torch_AtenSpecialXlog1pyOtherScalarOp : Torch_ElementwiseOp<"special_xlog1py
 def Torch_AtenSpecialXlog1pySelfScalarOp : Torch_ElementwiseOp<"special_xlog1py.self_scalar", [Pure]> {
   let summary = "self * log1p(other), 0 where self == 0";
   let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::special_zeta(Tensor self, Tensor other) -> Tensor
+def Torch_AtenSpecialZetaOp : Torch_ElementwiseOp<"special_zeta", [Pure]> {
+  let summary = "Hurwitz zeta function zeta(self, other)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 170 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 165 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1192,20 +1192,6 @@ def Torch_AtenSparseCscTensorCcolRowValueSizeOp : Torch_AtenOp<"sparse_csc_tenso
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_bessel_y1(Tensor self) -> Tensor
-def Torch_AtenSpecialBesselY1Op : Torch_AtenOp<"special_bessel_y1", [Pure]> {
-  let summary = "`aten::special_bessel_y1`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialChebyshevPolynomialVOp : Torch_AtenOp<"special_chebyshev_polynomial_v", [Pure]> {
-  let summary = "`aten::special_chebyshev_polynomial_v`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
 def Torch_AtenSpecialChebyshevPolynomialVXScalarOp : Torch_AtenOp<"special_chebyshev_polynomial_v.x_scalar", [Pure]> {
   let summary = "`aten::special_chebyshev_polynomial_v.x_scalar`";
@@ -1217,13 +1203,6 @@ def Torch_AtenSpecialChebyshevPolynomialVXScalarOp : Torch_AtenOp<"special_cheby
 def Torch_AtenSpecialExp2Op : Torch_AtenOp<"special_exp2", [Pure]> {
   let summary = "`aten::special_exp2`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialHermitePolynomialHOp : Torch_AtenOp<"special_hermite_polynomial_h", [Pure]> {
-  let summary = "`aten::special_hermite_polynomial_h`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1245,20 +1224,6 @@ def Torch_AtenSpecialLegendrePolynomialPXScalarOp : Torch_AtenOp<"special_legend
 def Torch_AtenSpecialShiftedChebyshevPolynomialTXScalarOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_t.x_scalar", [Pure]> {
   let summary = "`aten::special_shifted_chebyshev_polynomial_t.x_scalar`";
   let arguments = (ins Torch_Scalar:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialShiftedChebyshevPolynomialUOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_u", [Pure]> {
-  let summary = "`aten::special_shifted_chebyshev_polynomial_u`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_zeta(Tensor self, Tensor other) -> Tensor
-def Torch_AtenSpecialZetaOp : Torch_AtenOp<"special_zeta", [Pure]> {
-  let summary = "`aten::special_zeta`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

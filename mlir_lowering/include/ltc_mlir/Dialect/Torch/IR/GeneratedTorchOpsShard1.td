@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 152 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 150 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1106,24 +1106,10 @@ def Torch_AtenSpecialLogsumexpOp : Torch_AtenOp<"special_logsumexp", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_modified_bessel_i1(Tensor self) -> Tensor
-def Torch_AtenSpecialModifiedBesselI1Op : Torch_AtenOp<"special_modified_bessel_i1", [Pure]> {
-  let summary = "`aten::special_modified_bessel_i1`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_ndtr(Tensor self) -> Tensor
 def Torch_AtenSpecialNdtrOp : Torch_AtenOp<"special_ndtr", [Pure]> {
   let summary = "`aten::special_ndtr`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_scaled_modified_bessel_k0(Tensor x) -> Tensor
-def Torch_AtenSpecialScaledModifiedBesselK0Op : Torch_AtenOp<"special_scaled_modified_bessel_k0", [Pure]> {
-  let summary = "`aten::special_scaled_modified_bessel_k0`";
-  let arguments = (ins Torch_VTensor:$x);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 131 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 127 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -921,20 +921,6 @@ def Torch_AtenSizeOp : Torch_AtenOp<"size", [Pure]> {
   let results = (outs Torch_List:$result);
 }
 
-// aten::special_bessel_j1(Tensor self) -> Tensor
-def Torch_AtenSpecialBesselJ1Op : Torch_AtenOp<"special_bessel_j1", [Pure]> {
-  let summary = "`aten::special_bessel_j1`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialChebyshevPolynomialUOp : Torch_AtenOp<"special_chebyshev_polynomial_u", [Pure]> {
-  let summary = "`aten::special_chebyshev_polynomial_u`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
 def Torch_AtenSpecialChebyshevPolynomialWNScalarOp : Torch_AtenOp<"special_chebyshev_polynomial_w.n_scalar", [Pure]> {
   let summary = "`aten::special_chebyshev_polynomial_w.n_scalar`";
@@ -949,13 +935,6 @@ def Torch_AtenSpecialExpm1Op : Torch_AtenOp<"special_expm1", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialLaguerrePolynomialLOp : Torch_AtenOp<"special_laguerre_polynomial_l", [Pure]> {
-  let summary = "`aten::special_laguerre_polynomial_l`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
 def Torch_AtenSpecialLaguerrePolynomialLNScalarOp : Torch_AtenOp<"special_laguerre_polynomial_l.n_scalar", [Pure]> {
   let summary = "`aten::special_laguerre_polynomial_l.n_scalar`";
@@ -967,13 +946,6 @@ def Torch_AtenSpecialLaguerrePolynomialLNScalarOp : Torch_AtenOp<"special_laguer
 def Torch_AtenSpecialShiftedChebyshevPolynomialUNScalarOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_u.n_scalar", [Pure]> {
   let summary = "`aten::special_shifted_chebyshev_polynomial_u.n_scalar`";
   let arguments = (ins Torch_VTensor:$x, Torch_Scalar:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialShiftedChebyshevPolynomialVOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_v", [Pure]> {
-  let summary = "`aten::special_shifted_chebyshev_polynomial_v`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 136 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 135 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1019,13 +1019,6 @@ def Torch_AtenSpecialGammainccOp : Torch_AtenOp<"special_gammaincc", [Pure]> {
 def Torch_AtenSpecialLogitOp : Torch_AtenOp<"special_logit", [Pure]> {
   let summary = "`aten::special_logit`";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalFloat:$eps);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_modified_bessel_k1(Tensor self) -> Tensor
-def Torch_AtenSpecialModifiedBesselK1Op : Torch_AtenOp<"special_modified_bessel_k1", [Pure]> {
-  let summary = "`aten::special_modified_bessel_k1`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 140 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 136 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -986,20 +986,6 @@ def Torch_AtenSparseCooTensorSizeOp : Torch_AtenOp<"sparse_coo_tensor.size", [Pu
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_bessel_j0(Tensor self) -> Tensor
-def Torch_AtenSpecialBesselJ0Op : Torch_AtenOp<"special_bessel_j0", [Pure]> {
-  let summary = "`aten::special_bessel_j0`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialChebyshevPolynomialTOp : Torch_AtenOp<"special_chebyshev_polynomial_t", [Pure]> {
-  let summary = "`aten::special_chebyshev_polynomial_t`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
 def Torch_AtenSpecialChebyshevPolynomialVNScalarOp : Torch_AtenOp<"special_chebyshev_polynomial_v.n_scalar", [Pure]> {
   let summary = "`aten::special_chebyshev_polynomial_v.n_scalar`";
@@ -1021,13 +1007,6 @@ def Torch_AtenSpecialI0Op : Torch_AtenOp<"special_i0", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialLegendrePolynomialPOp : Torch_AtenOp<"special_legendre_polynomial_p", [Pure]> {
-  let summary = "`aten::special_legendre_polynomial_p`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
 def Torch_AtenSpecialLegendrePolynomialPNScalarOp : Torch_AtenOp<"special_legendre_polynomial_p.n_scalar", [Pure]> {
   let summary = "`aten::special_legendre_polynomial_p.n_scalar`";
@@ -1046,13 +1025,6 @@ def Torch_AtenSpecialPolygammaOp : Torch_AtenOp<"special_polygamma", [Pure]> {
 def Torch_AtenSpecialShiftedChebyshevPolynomialTNScalarOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_t.n_scalar", [Pure]> {
   let summary = "`aten::special_shifted_chebyshev_polynomial_t.n_scalar`";
   let arguments = (ins Torch_VTensor:$x, Torch_Scalar:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialShiftedChebyshevPolynomialWOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_w", [Pure]> {
-  let summary = "`aten::special_shifted_chebyshev_polynomial_w`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 168 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 167 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1253,13 +1253,6 @@ def Torch_AtenSpecialLogSoftmaxOp : Torch_AtenOp<"special_log_softmax", [Pure]> 
   let summary = "`aten::special_log_softmax`";
   let arguments = (ins Torch_VTensor:$self, Torch_Int:$dim,
                        Torch_OptionalInt:$dtype);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_modified_bessel_k0(Tensor self) -> Tensor
-def Torch_AtenSpecialModifiedBesselK0Op : Torch_AtenOp<"special_modified_bessel_k0", [Pure]> {
-  let summary = "`aten::special_modified_bessel_k0`";
-  let arguments = (ins Torch_VTensor:$self);
   let results = (outs Torch_VTensor:$result);
 }
 

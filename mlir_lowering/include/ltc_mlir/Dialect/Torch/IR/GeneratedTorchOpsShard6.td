@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 133 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 128 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -894,27 +894,6 @@ def Torch_AtenSparseResizeAndClearOp : Torch_AtenOp<"sparse_resize_and_clear", [
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_airy_ai(Tensor x) -> Tensor
-def Torch_AtenSpecialAiryAiOp : Torch_AtenOp<"special_airy_ai", [Pure]> {
-  let summary = "`aten::special_airy_ai`";
-  let arguments = (ins Torch_VTensor:$x);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_bessel_y0(Tensor self) -> Tensor
-def Torch_AtenSpecialBesselY0Op : Torch_AtenOp<"special_bessel_y0", [Pure]> {
-  let summary = "`aten::special_bessel_y0`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialChebyshevPolynomialWOp : Torch_AtenOp<"special_chebyshev_polynomial_w", [Pure]> {
-  let summary = "`aten::special_chebyshev_polynomial_w`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
 def Torch_AtenSpecialChebyshevPolynomialWXScalarOp : Torch_AtenOp<"special_chebyshev_polynomial_w.x_scalar", [Pure]> {
   let summary = "`aten::special_chebyshev_polynomial_w.x_scalar`";
@@ -950,24 +929,10 @@ def Torch_AtenSpecialLog1pOp : Torch_AtenOp<"special_log1p", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialShiftedChebyshevPolynomialTOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_t", [Pure]> {
-  let summary = "`aten::special_shifted_chebyshev_polynomial_t`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
 def Torch_AtenSpecialShiftedChebyshevPolynomialUXScalarOp : Torch_AtenOp<"special_shifted_chebyshev_polynomial_u.x_scalar", [Pure]> {
   let summary = "`aten::special_shifted_chebyshev_polynomial_u.x_scalar`";
   let arguments = (ins Torch_Scalar:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_spherical_bessel_j0(Tensor x) -> Tensor
-def Torch_AtenSpecialSphericalBesselJ0Op : Torch_AtenOp<"special_spherical_bessel_j0", [Pure]> {
-  let summary = "`aten::special_spherical_bessel_j0`";
-  let arguments = (ins Torch_VTensor:$x);
   let results = (outs Torch_VTensor:$result);
 }
 

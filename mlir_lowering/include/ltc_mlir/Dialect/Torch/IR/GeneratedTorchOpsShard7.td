@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 154 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 151 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -1161,27 +1161,6 @@ def Torch_AtenSpecialChebyshevPolynomialUNScalarOp : Torch_AtenOp<"special_cheby
 def Torch_AtenSpecialGammaincOp : Torch_AtenOp<"special_gammainc", [Pure]> {
   let summary = "`aten::special_gammainc`";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
-def Torch_AtenSpecialHermitePolynomialHeOp : Torch_AtenOp<"special_hermite_polynomial_he", [Pure]> {
-  let summary = "`aten::special_hermite_polynomial_he`";
-  let arguments = (ins Torch_VTensor:$x, Torch_VTensor:$n);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_modified_bessel_i0(Tensor self) -> Tensor
-def Torch_AtenSpecialModifiedBesselI0Op : Torch_AtenOp<"special_modified_bessel_i0", [Pure]> {
-  let summary = "`aten::special_modified_bessel_i0`";
-  let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::special_scaled_modified_bessel_k1(Tensor x) -> Tensor
-def Torch_AtenSpecialScaledModifiedBesselK1Op : Torch_AtenOp<"special_scaled_modified_bessel_k1", [Pure]> {
-  let summary = "`aten::special_scaled_modified_bessel_k1`";
-  let arguments = (ins Torch_VTensor:$x);
   let results = (outs Torch_VTensor:$result);
 }
 

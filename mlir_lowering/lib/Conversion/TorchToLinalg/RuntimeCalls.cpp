@@ -1,0 +1,84 @@
+//===- RuntimeCalls.cpp - calls from lowered code into the runtime --------===//
+
+#include "RuntimeCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+
+namespace ltc_mlir::torch_to_linalg {
+namespace {
+
+/// memref<?x...xT, strided<[?, ...], offset: ?>>: the one type every entry
+/// point's memref parameters have, whatever the layout at a call site.
+MemRefType fullyDynamicMemRef(int64_t rank, Type elementType) {
+  SmallVector<int64_t> dynamic(rank, ShapedType::kDynamic);
+  auto layout = StridedLayoutAttr::get(elementType.getContext(),
+                                       ShapedType::kDynamic, dynamic);
+  return MemRefType::get(dynamic, elementType, layout);
+}
+
+} // namespace
+
+func::FuncOp getOrDeclareFunction(OpBuilder &b, Operation *anchor,
+                                  StringRef name, FunctionType type,
+                                  bool cInterface) {
+  auto module = anchor->getParentOfType<ModuleOp>();
+  if (auto existing = module.lookupSymbol<func::FuncOp>(name))
+    return existing;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto callee = func::FuncOp::create(b, module.getLoc(), name, type);
+  callee.setPrivate();
+  if (cInterface)
+    callee->setAttr(LLVM::LLVMDialect::getEmitCWrapperAttrName(),
+                    b.getUnitAttr());
+  return callee;
+}
+
+SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
+                               ValueRange inputs,
+                               ArrayRef<RankedTensorType> resultTypes,
+                               ArrayRef<int64_t> scalars) {
+  SmallVector<Value> args;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+    auto anyLayout = MemRefType::get(
+        type.getShape(), type.getElementType(),
+        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
+    Value buffer = bufferization::ToBufferOp::create(b, loc, anyLayout, input,
+                                                     /*read_only=*/true);
+    args.push_back(memref::CastOp::create(
+        b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
+        buffer));
+  }
+  SmallVector<Value> buffers;
+  for (RankedTensorType type : resultTypes) {
+    Value buffer = memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), type.getElementType()));
+    buffers.push_back(buffer);
+    args.push_back(memref::CastOp::create(
+        b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
+        buffer));
+  }
+  for (int64_t v : scalars)
+    args.push_back(arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(v)));
+
+  func::FuncOp callee = getOrDeclareFunction(
+      b, b.getInsertionBlock()->getParentOp(), name,
+      b.getFunctionType(ValueRange(args).getTypes(), {}), /*cInterface=*/true);
+  func::CallOp::create(b, loc, callee, args);
+
+  SmallVector<Value> results;
+  for (auto [buffer, type] : llvm::zip(buffers, resultTypes))
+    results.push_back(bufferization::ToTensorOp::create(
+        b, loc, type, buffer, /*restrict=*/true, /*writable=*/true));
+  return results;
+}
+
+} // namespace ltc_mlir::torch_to_linalg
