@@ -225,6 +225,11 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 }
 
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CallAtenOpLazilyWithShapes(op, stack, {});
+}
+
+void CallAtenOpLazilyWithShapes(const c10::OperatorHandle& op, torch::jit::Stack* stack,
+                                std::vector<torch::lazy::Shape> shapes) {
   const auto& schema_args = op.schema().arguments();
   const size_t n = schema_args.size();
   // An explicit random generator: its stream can only be drawn eagerly.
@@ -239,7 +244,7 @@ void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   }
   torch::lazy::BackendDevice backend_device =
       device ? torch::lazy::atenDeviceToBackendDevice(*device) : torch::lazy::BackendDevice();
-  std::vector<torch::lazy::Shape> shapes = MetaOutputShapes(op, *stack);
+  if (shapes.empty()) shapes = MetaOutputShapes(op, *stack);
 
   std::vector<torch::lazy::Value> operands;
   std::vector<AtenOpNode::Arg> args(n);

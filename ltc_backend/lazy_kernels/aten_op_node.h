@@ -72,6 +72,10 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 // inputs (their value does not change the graph's hash), other arguments
 // constants. Only for functional ops (no mutated argument, no view result).
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
+// The same with the output shapes and dtypes given (where torch 1.13's Meta
+// kernel disagrees with eager's CPU kernel).
+void CallAtenOpLazilyWithShapes(const c10::OperatorHandle& op, torch::jit::Stack* stack,
+                                std::vector<torch::lazy::Shape> shapes);
 
 // Makes CallAtenOpLazily the Lazy kernel of `aten::<name>` ("erf",
 // "where.self"), replacing LTC's if it has one. Throws when the op mutates

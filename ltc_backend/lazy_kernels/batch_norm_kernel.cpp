@@ -11,11 +11,13 @@
 // the update is ordinary lazy in-place ops on the buffers, eager's formula:
 //   running_mean = (1 - momentum) * running_mean + momentum * batch_mean
 //   running_var  = (1 - momentum) * running_var  + momentum * unbiased_batch_var
-// Training without running stats takes the same node (LTC's shape function
-// types its save_mean/save_invstd f32 whatever the input's dtype); eval
-// calls still go to LTC's kernel.
+// Training without running stats takes the same node, typed as eager types
+// it (save_mean/save_invstd in the parameters' or the input's dtype, where
+// the Meta kernel says f32); eval calls still go to LTC's kernel.
 #include <ATen/ATen.h>
 #include <torch/library.h>
+
+#include <initializer_list>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
@@ -44,13 +46,32 @@ BatchNormOp& State() {
 
 bool Defined(const OptionalTensor& t) { return t.has_value() && t->defined(); }
 
-// Batch mean and inverse std computed by a node without running stats.
+// The dtype eager gives save_mean/save_invstd: the parameters' when they
+// differ from the input's (bf16 input, f32 parameters), else the input's.
+// torch 1.13's Meta kernel types them f32 whatever the input.
+at::ScalarType StatisticsDtype(const at::Tensor& input,
+                               std::initializer_list<const OptionalTensor*> params) {
+  for (const OptionalTensor* p : params)
+    if (Defined(*p) && (*p)->scalar_type() != input.scalar_type()) return (*p)->scalar_type();
+  return input.scalar_type();
+}
+
+// Batch output, mean and inverse std computed by a node without running
+// stats, typed as eager types them.
 Result BatchStatistics(const at::Tensor& input, const OptionalTensor& weight,
-                       const OptionalTensor& bias, double eps) {
+                       const OptionalTensor& bias, double eps, at::ScalarType stats_dtype) {
   torch::jit::Stack stack;
   torch::jit::push(stack, input, weight, bias, c10::IValue(), c10::IValue(), /*training=*/true,
                    /*momentum (unused without running stats)=*/0.0, eps);
-  CallAtenOpLazily(State().op, &stack);
+  if (input.dim() < 2) {
+    CallAtenOpLazily(State().op, &stack);  // the Meta kernel raises eager's error
+  } else {
+    const std::vector<int64_t> channels = {input.size(1)};
+    CallAtenOpLazilyWithShapes(
+        State().op, &stack,
+        {torch::lazy::Shape(input.scalar_type(), input.sizes().vec()),
+         torch::lazy::Shape(stats_dtype, channels), torch::lazy::Shape(stats_dtype, channels)});
+  }
   return {stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor()};
 }
 
@@ -69,21 +90,36 @@ void UpdateRunningStats(const at::Tensor& input, const at::Tensor& batch_mean,
     running_mean->mul_(1.0 - momentum).add_(mean, momentum);
   }
   if (Defined(running_var)) {
+    // f16/bf16: the variance in f32, as eager's accumulation.
+    const bool reduced =
+        input.scalar_type() == at::kBFloat16 || input.scalar_type() == at::kHalf;
+    const at::Tensor x = reduced ? input.to(at::kFloat) : input;
+    const at::Tensor mean = reduced ? batch_mean.to(at::kFloat) : batch_mean;
     std::vector<int64_t> reduce_dims;
     for (int64_t d = 0; d < input.dim(); ++d)
       if (d != 1) reduce_dims.push_back(d);
     int64_t count = input.numel() / input.size(1);
-    at::Tensor centered = at::sub(input, PerChannel(batch_mean, input));
+    at::Tensor centered = at::sub(x, PerChannel(mean, x));
     at::Tensor unbiased_var =
         at::sum(at::mul(centered, centered), reduce_dims).div(static_cast<double>(count - 1));
     running_var->mul_(1.0 - momentum).add_(unbiased_var.to(running_var->scalar_type()), momentum);
   }
 }
 
+Result WithStatisticsDtype(Result result, at::ScalarType dtype) {
+  if (std::get<1>(result).scalar_type() != dtype) {
+    std::get<1>(result) = std::get<1>(result).to(dtype);
+    std::get<2>(result) = std::get<2>(result).to(dtype);
+  }
+  return result;
+}
+
 Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
                        const OptionalTensor& bias, const OptionalTensor& running_mean,
                        const OptionalTensor& running_var, bool training, double momentum,
                        double eps) {
+  const at::ScalarType stats_dtype =
+      StatisticsDtype(input, {&weight, &bias, &running_mean, &running_var});
   if (!training) {
     BatchNormOp& state = State();
     Result result = state.ltc_kernel.call<Result, const at::Tensor&, const OptionalTensor&,
@@ -97,9 +133,9 @@ Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
       std::get<1>(result) = at::empty({0}, std::get<1>(result).options());
       std::get<2>(result) = at::empty({0}, std::get<2>(result).options());
     }
-    return result;
+    return WithStatisticsDtype(std::move(result), stats_dtype);
   }
-  Result result = BatchStatistics(input, weight, bias, eps);
+  Result result = BatchStatistics(input, weight, bias, eps, stats_dtype);
   UpdateRunningStats(input, std::get<1>(result), running_mean, running_var, momentum);
   return result;
 }

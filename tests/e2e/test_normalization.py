@@ -173,6 +173,26 @@ def test_batch_norm_bfloat16(dump_dir, params):
         assert_close(eager, lazy, **FWD)
 
 
+def test_batch_norm_bfloat16_running_stats_and_statistics_dtype(dump_dir):
+    # All-bf16 training with running stats: save_mean/save_invstd are bf16 as
+    # eager's (torch 1.13's Meta kernel says f32, which put f32-typed users of
+    # the bf16 statistics in the graph and made it fall back); the running
+    # variance is computed in f32 from the bf16 input.
+    x = rnd(5, 3, 6).to(torch.bfloat16)
+    w, b = rnd(3).to(torch.bfloat16), rnd(3).to(torch.bfloat16)
+
+    def fn(x, w, b):
+        rm = torch.zeros(3, dtype=torch.bfloat16).to(x.device)  # fresh per device
+        rv = torch.ones(3, dtype=torch.bfloat16).to(x.device)
+        out = torch.native_batch_norm(x, w, b, rm, rv, True, 0.3, 1e-5)
+        return list(out) + [rm, rv]
+
+    eager, lazy = run_both(fn, x, w, b)
+    assert [t.dtype for t in lazy] == [t.dtype for t in eager] == [torch.bfloat16] * 5
+    assert_close(eager, lazy, rtol=1e-2, atol=1e-2)
+    assert_native_with(dump_dir, "native_batch_norm")
+
+
 # LTC 1.13 typed save_mean/save_invstd f32 here (batch_norm_kernel.cpp).
 def test_batch_norm_statistics_dtype_float64(dump_dir):
     x = rnd(3, 2, 4, dtype=torch.float64)

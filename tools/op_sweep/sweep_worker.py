@@ -9,6 +9,7 @@ parent (op_sweep.py) records it and starts a new worker.
 Answer: {"status": "native" | "fallback" | "wrong" | "error" | "no_samples"
          | "eager_failed", "message": str, "fallback_ops": {...}}
 """
+import copy
 import json
 import os
 import sys
@@ -119,6 +120,38 @@ def _compare(op_name, eager, lazy):
     return None
 
 
+def _closer_to_reference(op, sample, backward, eager, lazy):
+    """For f16/bf16: whether the lazy results are at least as close as
+    eager's to the op computed in f64 from the same inputs. Eager CPU
+    rounds f16/bf16 intermediates where our code keeps f32 (matmul
+    accumulation, norms): a lazy value off from eager's but nearer the exact
+    one is not a wrong value."""
+    def up(t):
+        if not t.is_floating_point():
+            return t
+        return t.detach().double().requires_grad_(t.requires_grad)
+    try:
+        s64 = copy.copy(sample)
+        s64.input, s64.args, s64.kwargs = (_map(sample.input, up), _map(list(sample.args), up),
+                                           _map(dict(sample.kwargs), up))
+        torch.manual_seed(0)
+        ref = _run(op, s64, "cpu", backward)
+    except Exception:
+        return False
+    if ref is None or len(ref) != len(eager):
+        return False
+    for e, l, r in zip(eager, lazy, ref):
+        if not e.is_floating_point():
+            if not torch.equal(e, l):
+                return False
+            continue
+        err_e = (e.double() - r).abs().nan_to_num(0).max().item() if e.numel() else 0.0
+        err_l = (l.double() - r).abs().nan_to_num(0).max().item() if l.numel() else 0.0
+        if torch.isnan(l).ne(torch.isnan(r)).any() or err_l > err_e:
+            return False
+    return True
+
+
 def _eager_fallback_counts():
     # LTC counts each op run by the per-op eager fallback as "aten::<op>".
     lm = torch._lazy.metrics
@@ -152,7 +185,7 @@ def run_case(request):
         return {"status": "no_samples", "message": "no samples"}
     ltc_mlir.reset_metrics()
     before = _eager_fallback_counts()
-    ran = 0
+    ran = closer = 0
     for sample in samples:
         try:
             torch.manual_seed(0)
@@ -169,6 +202,10 @@ def run_case(request):
             where = f" (at {tb[-1].name})" if tb else ""
             return {"status": "error", "message": f"{type(e).__name__}: {str(e)[:400]}{where}"}
         wrong = _compare(op.name, eager, lazy)
+        if wrong and dtype in TOLERANCES and _closer_to_reference(op, sample, backward,
+                                                                   eager, lazy):
+            closer += 1
+            wrong = None
         if wrong:
             return {"status": "wrong", "message": wrong[:600]}
         ran += 1
@@ -179,7 +216,10 @@ def run_case(request):
     if fallback or m["fallback_graph_count"]:
         return {"status": "fallback", "fallback_ops": fallback, "blockers": _blockers(m, before),
                 "message": "; ".join(m["fallback_reasons"])[:600]}
-    return {"status": "native", "native_executions": m["native_execute_count"]}
+    answer = {"status": "native", "native_executions": m["native_execute_count"]}
+    if closer:
+        answer["closer_to_f64_than_eager"] = closer
+    return answer
 
 
 def main():
