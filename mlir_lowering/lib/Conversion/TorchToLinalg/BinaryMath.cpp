@@ -183,6 +183,15 @@ Value powScalar(OpBuilder &b, Location loc, Type, bool, ArrayRef<Value> v) {
   return math::PowFOp::create(b, loc, v[0], v[1]);
 }
 
+/// Bool results: max is or, min is and (fmax/fmin, clamp_min/clamp_max
+/// with a bool bound tensor).
+Value orBool(OpBuilder &b, Location loc, Type, bool, ArrayRef<Value> v) {
+  return arith::OrIOp::create(b, loc, v[0], v[1]);
+}
+Value andBool(OpBuilder &b, Location loc, Type, bool, ArrayRef<Value> v) {
+  return arith::AndIOp::create(b, loc, v[0], v[1]);
+}
+
 } // namespace
 
 void populateBinaryMathPatterns(TorchTypeConverter &tc,
@@ -202,16 +211,18 @@ void populateBinaryMathPatterns(TorchTypeConverter &tc,
                                                  {Domain::Float, xlogy<true>});
   pointwise::add<AtenSpecialXlog1pyOtherScalarOp>(
       tc, p, {Domain::Float, xlogy<true>});
-  pointwise::add<AtenFmaxOp>(tc, p, {Domain::Numeric, fmaxmin<true>});
-  pointwise::add<AtenFminOp>(tc, p, {Domain::Numeric, fmaxmin<false>});
+  pointwise::add<AtenFmaxOp>(tc, p, {Domain::Numeric, fmaxmin<true>, orBool});
+  pointwise::add<AtenFminOp>(tc, p, {Domain::Numeric, fmaxmin<false>, andBool});
   pointwise::add<AtenHeavisideOp>(tc, p,
                                   {Domain::Numeric, heaviside, heavisideBool});
   pointwise::add<AtenLerpScalarOp>(tc, p, {Domain::Float, lerp});
   pointwise::add<AtenLerpTensorOp>(tc, p, {Domain::Float, lerp});
   pointwise::add<AtenClampMinOp>(tc, p, {Domain::Numeric, clampMinBody});
-  pointwise::add<AtenClampMinTensorOp>(tc, p, {Domain::Numeric, clampMinBody});
+  pointwise::add<AtenClampMinTensorOp>(tc, p,
+                                       {Domain::Numeric, clampMinBody, orBool});
   pointwise::add<AtenClampMaxOp>(tc, p, {Domain::Numeric, clampMaxBody});
-  pointwise::add<AtenClampMaxTensorOp>(tc, p, {Domain::Numeric, clampMaxBody});
+  pointwise::add<AtenClampMaxTensorOp>(tc, p,
+                                       {Domain::Numeric, clampMaxBody, andBool});
   Spec clampTensor{Domain::Numeric, nullptr};
   clampTensor.select = selectClampTensor;
   pointwise::add<AtenClampTensorOp>(tc, p, clampTensor);

@@ -251,9 +251,13 @@ public:
     RankedTensorType type = getTensorType(op->getResult(0).getType());
     if (!selfType || !type)
       return fail(op, rewriter, "result type is not convertible");
-    auto elemType = dyn_cast<FloatType>(type.getElementType());
-    if (!elemType || !(elemType.isF32() || elemType.isF64()))
-      return fail(op, rewriter, "only f32 and f64 results are lowered");
+    auto resultElemType = dyn_cast<FloatType>(type.getElementType());
+    if (!resultElemType)
+      return fail(op, rewriter, "only float results are lowered");
+    // f16/bf16 in f32, rounded once at the end.
+    FloatType elemType = resultElemType.getWidth() < 32
+                             ? cast<FloatType>(rewriter.getF32Type())
+                             : resultElemType;
     std::optional<SmallVector<int64_t>> dimsArg =
         getConstantIntList(op->getOperand(1));
     if (!dimsArg)
@@ -326,6 +330,8 @@ public:
           return arith::AddFOp::create(b, l, math::LogOp::create(b, l, args[0]),
                                        args[1]);
         });
+    if (elemType != resultElemType)
+      r = castTensor(rewriter, loc, r, resultElemType, /*isUnsigned=*/false);
     FailureOr<Value> result = createReshape(rewriter, loc, r, type);
     if (failed(result))
       return fail(op, rewriter, "cannot reshape the result");

@@ -274,7 +274,16 @@ public:
     if (!type)
       return this->fail(op, rewriter, "result type is not convertible");
     Type elemType = type.getElementType();
-    bool isLogical = Kind == ReduceKind::Any || Kind == ReduceKind::All;
+    // A bool sum (sum(dtype=torch.bool), nansum) adds in bool: any; a bool
+    // product: all.
+    ReduceKind kind = Kind;
+    if (isBoolDtype(getTorchDtype(op.getResult()))) {
+      if (Kind == ReduceKind::Sum || Kind == ReduceKind::NanSum)
+        kind = ReduceKind::Any;
+      else if (Kind == ReduceKind::Prod)
+        kind = ReduceKind::All;
+    }
+    bool isLogical = kind == ReduceKind::Any || kind == ReduceKind::All;
     if (Kind == ReduceKind::Mean && !isa<FloatType>(elemType))
       return this->fail(op, rewriter,
                         "mean needs a floating-point result dtype");
@@ -306,7 +315,7 @@ public:
     Location loc = op.getLoc();
     bool inputUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf())) ||
                          isBoolDtype(getTorchDtype(op.getSelf()));
-    if constexpr (Kind == ReduceKind::Sum || Kind == ReduceKind::Mean) {
+    if (kind == ReduceKind::Sum || kind == ReduceKind::Mean) {
       return this->replaceOrFail(
           op, rewriter,
           createSumOrMean(rewriter, loc, adaptor.getSelf(), inputUnsigned,
@@ -314,7 +323,7 @@ public:
           "cannot reshape the result");
     } else {
       Value result =
-          createOtherReduction(rewriter, loc, Kind, adaptor.getSelf(),
+          createOtherReduction(rewriter, loc, kind, adaptor.getSelf(),
                                inputUnsigned, *dims, elemType);
       return this->replaceOrFail(op, rewriter,
                                  createReshape(rewriter, loc, result, type),

@@ -267,6 +267,9 @@ void populateUnaryMathPatterns(TorchTypeConverter &tc,
   pointwise::add<AtenLogitBackwardOp>(tc, p, {Domain::Float, logitBackward});
   Spec nanToNum{Domain::Numeric, nullptr};
   nanToNum.select = selectNanToNum;
+  nanToNum.boolBody = [](OpBuilder &, Location, Type, bool, ArrayRef<Value> v) {
+    return v[0]; // a bool has no NaN or infinity
+  };
   pointwise::add<AtenNanToNumOp>(tc, p, nanToNum);
 
   addClassify<AtenIsnanOp>(tc, p, Classify::IsNan);
