@@ -275,6 +275,13 @@ void InitBackend() {
           "special_hermite_polynomial_h", "special_hermite_polynomial_he",
           "special_laguerre_polynomial_l", "special_legendre_polynomial_p"})
       RegisterAtenOpKernel(op);
+    // Shifts, gcd, lcm, nextafter (TorchToLinalg IntegerMath); the << and >>
+    // operators have no Meta kernel: RegisterShiftOperatorKernels.
+    for (const char* op :
+         {"bitwise_left_shift.Tensor", "bitwise_left_shift.Tensor_Scalar",
+          "bitwise_right_shift.Tensor", "bitwise_right_shift.Tensor_Scalar", "gcd", "lcm",
+          "nextafter"})
+      RegisterAtenOpKernel(op);
     // Reductions (their backward ops decompose into elementwise ops and
     // scatter.src), lowered in TorchToLinalg's Reduction/MinMax/Variance.
     for (const char* op : {"amax", "amin", "aminmax", "max", "min", "max.dim", "min.dim",
@@ -336,6 +343,7 @@ void InitBackend() {
     RegisterIndexingKernels();
     RegisterOneHotKernel();
     RegisterEqualKernel();
+    RegisterShiftOperatorKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

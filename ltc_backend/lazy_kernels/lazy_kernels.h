@@ -62,6 +62,8 @@ void RegisterOneHotKernel();
 // torch.equal as lazy eq + all, read back as one bool (equal_kernel.cpp):
 // it copied both operands to the CPU through the eager fallback.
 void RegisterEqualKernel();
+// __lshift__/__rshift__ of integers as bitwise_left_shift/bitwise_right_shift.
+void RegisterShiftOperatorKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.

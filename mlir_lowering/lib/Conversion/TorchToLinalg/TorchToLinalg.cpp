@@ -146,6 +146,7 @@ struct ConvertTorchToLinalgPass
     populateSpecialFunctionPatterns(typeConverter, patterns);
     populateBesselFunctionPatterns(typeConverter, patterns);
     populateOrthogonalPolynomialPatterns(typeConverter, patterns);
+    populateIntegerMathPatterns(typeConverter, patterns);
     populateMinMaxPatterns(typeConverter, patterns);
     populateVariancePatterns(typeConverter, patterns);
     populateNormsPatterns(typeConverter, patterns);

@@ -109,6 +109,8 @@ void populateBesselFunctionPatterns(TorchTypeConverter &typeConverter,
                                     mlir::RewritePatternSet &patterns);
 void populateOrthogonalPolynomialPatterns(TorchTypeConverter &typeConverter,
                                           mlir::RewritePatternSet &patterns);
+void populateIntegerMathPatterns(TorchTypeConverter &typeConverter,
+                                 mlir::RewritePatternSet &patterns);
 // Reductions, indexing and linear algebra beyond the basics.
 void populateMinMaxPatterns(TorchTypeConverter &typeConverter,
                             mlir::RewritePatternSet &patterns);

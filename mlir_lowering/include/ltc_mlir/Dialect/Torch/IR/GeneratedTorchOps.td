@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 370 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 381 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -29,6 +29,34 @@ def Torch_AtenIntImplicitOp : Torch_AtenOp<"IntImplicit", [Pure]> {
   let results = (outs Torch_Int:$result);
   let hasVerifier = 1;
   let hasFolder = 1;
+}
+
+// aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenLshiftScalarOp : Torch_ElementwiseOp<"__lshift__.Scalar", [Pure]> {
+  let summary = "self << other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLshiftTensorOp : Torch_ElementwiseOp<"__lshift__.Tensor", [Pure]> {
+  let summary = "self << other";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenRshiftScalarOp : Torch_ElementwiseOp<"__rshift__.Scalar", [Pure]> {
+  let summary = "self >> other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenRshiftTensorOp : Torch_ElementwiseOp<"__rshift__.Tensor", [Pure]> {
+  let summary = "self >> other";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
@@ -534,6 +562,20 @@ def Torch_AtenBitwiseAndTensorOp : Torch_ElementwiseOp<"bitwise_and.Tensor", [Pu
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenBitwiseLeftShiftTensorOp : Torch_ElementwiseOp<"bitwise_left_shift.Tensor", [Pure]> {
+  let summary = "self << other (0 for shifts outside [0, bits))";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenBitwiseLeftShiftTensorScalarOp : Torch_ElementwiseOp<"bitwise_left_shift.Tensor_Scalar", [Pure]> {
+  let summary = "self << other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::bitwise_not(Tensor self) -> Tensor
 def Torch_AtenBitwiseNotOp : Torch_ElementwiseOp<"bitwise_not", [Pure]> {
   let summary = "~self (bool: !self); integer dtypes only";
@@ -552,6 +594,20 @@ def Torch_AtenBitwiseOrScalarOp : Torch_ElementwiseOp<"bitwise_or.Scalar", [Pure
 def Torch_AtenBitwiseOrTensorOp : Torch_ElementwiseOp<"bitwise_or.Tensor", [Pure]> {
   let summary = "self | other (integers, bool)";
   let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def Torch_AtenBitwiseRightShiftTensorOp : Torch_ElementwiseOp<"bitwise_right_shift.Tensor", [Pure]> {
+  let summary = "self >> other (sign-filling for signed types)";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def Torch_AtenBitwiseRightShiftTensorScalarOp : Torch_ElementwiseOp<"bitwise_right_shift.Tensor_Scalar", [Pure]> {
+  let summary = "self >> other";
+  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1060,6 +1116,13 @@ def Torch_AtenGatherOp : Torch_AtenOp<"gather", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::gcd(Tensor self, Tensor other) -> Tensor
+def Torch_AtenGcdOp : Torch_ElementwiseOp<"gcd", [Pure]> {
+  let summary = "greatest common divisor of |self| and |other|";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
 def Torch_AtenGeScalarOp : Torch_ComparisonOp<"ge.Scalar", [Pure]> {
   let summary = "self >= other";
@@ -1330,6 +1393,13 @@ def Torch_AtenIsneginfOp : Torch_ElementwiseOp<"isneginf", [Pure]> {
 def Torch_AtenIsposinfOp : Torch_ElementwiseOp<"isposinf", [Pure]> {
   let summary = "self == inf (bool)";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::lcm(Tensor self, Tensor other) -> Tensor
+def Torch_AtenLcmOp : Torch_ElementwiseOp<"lcm", [Pure]> {
+  let summary = "least common multiple of |self| and |other|";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 
@@ -1841,6 +1911,13 @@ def Torch_AtenNeTensorOp : Torch_ComparisonOp<"ne.Tensor", [Pure]> {
 def Torch_AtenNegOp : Torch_ElementwiseOp<"neg", [Pure]> {
   let summary = "-self";
   let arguments = (ins Torch_VTensor:$self);
+  let results = (outs Torch_VTensor:$result);
+}
+
+// aten::nextafter(Tensor self, Tensor other) -> Tensor
+def Torch_AtenNextafterOp : Torch_ElementwiseOp<"nextafter", [Pure]> {
+  let summary = "next float after self towards other";
+  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

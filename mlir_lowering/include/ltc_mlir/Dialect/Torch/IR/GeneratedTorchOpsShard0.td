@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 165 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 163 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -464,13 +464,6 @@ def Torch_AtenBatchNormUpdateStatsOp : Torch_AtenOp<"batch_norm_update_stats", [
                        Torch_OptionalVTensor:$running_var,
                        Torch_Float:$momentum);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
-}
-
-// aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenBitwiseLeftShiftTensorOp : Torch_AtenOp<"bitwise_left_shift.Tensor", [Pure]> {
-  let summary = "`aten::bitwise_left_shift.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -996,13 +989,6 @@ def Torch_AtenNestedToPaddedTensorOp : Torch_AtenOp<"nested_to_padded_tensor", [
   let summary = "`aten::nested_to_padded_tensor`";
   let arguments = (ins Torch_VTensor:$self, Torch_Float:$padding,
                        Torch_OptionalList:$output_size);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::nextafter(Tensor self, Tensor other) -> Tensor
-def Torch_AtenNextafterOp : Torch_AtenOp<"nextafter", [Pure]> {
-  let summary = "`aten::nextafter`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

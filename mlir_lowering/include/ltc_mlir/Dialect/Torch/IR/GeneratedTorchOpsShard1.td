@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 150 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 148 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -32,13 +32,6 @@ def Torch_AtenScalarImplicitOp : Torch_AtenOp<"ScalarImplicit", [Pure]> {
   let summary = "`aten::ScalarImplicit`";
   let arguments = (ins Torch_VTensor:$a);
   let results = (outs Torch_Scalar:$result);
-}
-
-// aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenLshiftScalarOp : Torch_AtenOp<"__lshift__.Scalar", [Pure]> {
-  let summary = "`aten::__lshift__.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::__or__.Tensor(Tensor self, Tensor other) -> Tensor
@@ -452,13 +445,6 @@ def Torch_AtenBilinearOp : Torch_AtenOp<"bilinear", [Pure]> {
   let summary = "`aten::bilinear`";
   let arguments = (ins Torch_VTensor:$input1, Torch_VTensor:$input2,
                        Torch_VTensor:$weight, Torch_OptionalVTensor:$bias);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenBitwiseLeftShiftTensorScalarOp : Torch_AtenOp<"bitwise_left_shift.Tensor_Scalar", [Pure]> {
-  let summary = "`aten::bitwise_left_shift.Tensor_Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

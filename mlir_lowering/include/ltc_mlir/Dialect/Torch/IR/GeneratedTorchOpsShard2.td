@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 127 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 126 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -606,13 +606,6 @@ def Torch_AtenFftRfftfreqOp : Torch_AtenOp<"fft_rfftfreq", [Pure]> {
 def Torch_AtenFliplrOp : Torch_AtenOp<"fliplr", [Pure]> {
   let summary = "`aten::fliplr`";
   let arguments = (ins Torch_VTensor:$self);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::gcd(Tensor self, Tensor other) -> Tensor
-def Torch_AtenGcdOp : Torch_AtenOp<"gcd", [Pure]> {
-  let summary = "`aten::gcd`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

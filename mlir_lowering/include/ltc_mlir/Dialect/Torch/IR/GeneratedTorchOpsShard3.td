@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 135 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 134 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -28,13 +28,6 @@ def Torch_AtenInterpolateSizeListScaleListOp : Torch_AtenOp<"__interpolate.size_
                        Torch_OptionalBool:$align_corners,
                        Torch_OptionalBool:$recompute_scale_factor,
                        Torch_Bool:$antialias);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenRshiftScalarOp : Torch_AtenOp<"__rshift__.Scalar", [Pure]> {
-  let summary = "`aten::__rshift__.Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 136 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 135 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -32,13 +32,6 @@ def Torch_AtenIntTensorOp : Torch_AtenOp<"Int.Tensor", [Pure]> {
   let summary = "`aten::Int.Tensor`";
   let arguments = (ins Torch_VTensor:$a);
   let results = (outs Torch_Int:$result);
-}
-
-// aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenLshiftTensorOp : Torch_AtenOp<"__lshift__.Tensor", [Pure]> {
-  let summary = "`aten::__lshift__.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
 }
 
 // aten::__or__.Scalar(Tensor self, Scalar other) -> Tensor

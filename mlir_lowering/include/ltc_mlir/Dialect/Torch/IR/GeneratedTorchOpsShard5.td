@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 167 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 166 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -507,13 +507,6 @@ def Torch_AtenArctan2Op : Torch_AtenOp<"arctan2", [Pure]> {
 def Torch_AtenBitwiseLeftShiftScalarTensorOp : Torch_AtenOp<"bitwise_left_shift.Scalar_Tensor", [Pure]> {
   let summary = "`aten::bitwise_left_shift.Scalar_Tensor`";
   let arguments = (ins Torch_Scalar:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
-def Torch_AtenBitwiseRightShiftTensorScalarOp : Torch_AtenOp<"bitwise_right_shift.Tensor_Scalar", [Pure]> {
-  let summary = "`aten::bitwise_right_shift.Tensor_Scalar`";
-  let arguments = (ins Torch_VTensor:$self, Torch_Scalar:$other);
   let results = (outs Torch_VTensor:$result);
 }
 

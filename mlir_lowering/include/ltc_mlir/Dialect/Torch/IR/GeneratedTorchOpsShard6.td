@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 128 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
+// 127 ops here, 1529 ATen ops in all; schemas without an op: 1486 mutating
 // (inplace or out=), 64 named-tensor overload, 478 no Tensor argument or
 // result, 14 no results, 33 type, 1 varargs.
 //
@@ -19,13 +19,6 @@
 #define LTC_MLIR_TORCH_GENERATED_OPS_SHARD6
 
 include "ltc_mlir/Dialect/Torch/IR/TorchOpBase.td"
-
-// aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
-def Torch_AtenRshiftTensorOp : Torch_AtenOp<"__rshift__.Tensor", [Pure]> {
-  let summary = "`aten::__rshift__.Tensor`";
-  let arguments = (ins Torch_VTensor:$self, Torch_VTensor:$other);
-  let results = (outs Torch_VTensor:$result);
-}
 
 // aten::_cast_Long(Tensor self, bool non_blocking=False) -> Tensor
 def Torch_AtenCastLongOp : Torch_AtenOp<"_cast_Long", [Pure]> {
