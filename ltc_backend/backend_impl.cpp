@@ -344,6 +344,7 @@ void InitBackend() {
     RegisterOneHotKernel();
     RegisterEqualKernel();
     RegisterShiftOperatorKernels();
+    RegisterRot90Kernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

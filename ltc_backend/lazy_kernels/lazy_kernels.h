@@ -64,6 +64,8 @@ void RegisterOneHotKernel();
 void RegisterEqualKernel();
 // __lshift__/__rshift__ of integers as bitwise_left_shift/bitwise_right_shift.
 void RegisterShiftOperatorKernels();
+// rot90 as flip + permute_copy (its composite's transpose_ fell back).
+void RegisterRot90Kernel();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
