@@ -345,6 +345,7 @@ void InitBackend() {
     RegisterEqualKernel();
     RegisterShiftOperatorKernels();
     RegisterRot90Kernel();
+    RegisterAttentionKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

@@ -148,6 +148,53 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
   return at::as_strided_symint(storage, size, stride, offset);
 }
 
+// as_strided_scatter's gradient. torch 1.13's formula for self
+// (as_strided_scatter_backward) returns an uninitialised tensor holding the
+// gradient only at the scattered locations: the reverse of the right answer,
+// which is the gradient everywhere except there (those values came from
+// src). Eager CPU gives garbage; here: grad with the scattered locations
+// zeroed for self, the scattered locations of grad for src.
+class AsStridedScatterFunction : public torch::autograd::Function<AsStridedScatterFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self,
+                            const at::Tensor& src, c10::IntArrayRef size,
+                            c10::IntArrayRef stride, c10::optional<int64_t> offset) {
+    ctx->saved_data["size"] = size.vec();
+    ctx->saved_data["stride"] = stride.vec();
+    ctx->saved_data["offset"] = offset ? c10::IValue(*offset) : c10::IValue();
+    return at::as_strided_scatter(self, src, size, stride, offset);
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    std::vector<int64_t> size = ctx->saved_data["size"].toIntVector();
+    std::vector<int64_t> stride = ctx->saved_data["stride"].toIntVector();
+    const c10::IValue& saved_offset = ctx->saved_data["offset"];
+    c10::optional<int64_t> offset;
+    if (saved_offset.isInt()) offset = saved_offset.toInt();
+    at::Tensor grad = grads[0].contiguous();
+    at::Tensor grad_src = at::as_strided(grad, size, stride, offset).clone();
+    at::Tensor grad_self =
+        at::as_strided_scatter(grad, at::zeros(size, grad.options()), size, stride, offset);
+    return {grad_self, grad_src, at::Tensor(), at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor AsStridedScatterLazy(c10::DispatchKeySet ks, const at::Tensor& self,
+                                const at::Tensor& src, c10::SymIntArrayRef size,
+                                c10::SymIntArrayRef stride,
+                                c10::optional<c10::SymInt> storage_offset) {
+  bool differentiable = at::GradMode::is_enabled() &&
+                        (self.requires_grad() || src.requires_grad()) &&
+                        self.scalar_type() == src.scalar_type();
+  if (!differentiable)
+    return at::_ops::as_strided_scatter::redispatch(RegularAutograd(ks), self, src, size, stride,
+                                                    storage_offset);
+  c10::optional<int64_t> offset;
+  if (storage_offset) offset = storage_offset->expect_int();
+  return AsStridedScatterFunction::apply(self, src, c10::asIntArrayRefSlow(size),
+                                         c10::asIntArrayRefSlow(stride), offset);
+}
+
 // A meta tensor with self's sizes and the strides eager would give it.
 at::Tensor EagerLayout(const at::Tensor& self) {
   return at::empty_strided(self.sizes(), EagerStridesOfAny(self), self.options().device(at::kMeta));
@@ -235,6 +282,7 @@ void RegisterViewKernels() {
                                             c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
   library->impl("detach", TORCH_FN(DetachLazy));
   library->impl("as_strided", TORCH_FN(AsStridedLazy));
+  library->impl("as_strided_scatter", TORCH_FN(AsStridedScatterLazy));
   library->impl("clone", TORCH_FN(CloneLazy));
   library->impl("contiguous", TORCH_FN(ContiguousLazy));
   library->impl("view", TORCH_FN(ViewLazy));

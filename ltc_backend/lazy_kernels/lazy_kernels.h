@@ -66,6 +66,9 @@ void RegisterEqualKernel();
 void RegisterShiftOperatorKernels();
 // rot90 as flip + permute_copy (its composite's transpose_ fell back).
 void RegisterRot90Kernel();
+// _scaled_dot_product_attention(_forward) as its math composite: the fused
+// inference op had no Lazy kernel (attention_kernel.cpp).
+void RegisterAttentionKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.

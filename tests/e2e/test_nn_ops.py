@@ -131,3 +131,29 @@ def test_embedding_out_of_range_raises():
     out = F.embedding(good.to("lazy"), weight.to("lazy"))
     assert_close([F.embedding(good, weight)], [out.cpu()], rtol=0, atol=0)
     assert_all_native()
+
+
+# F._scaled_dot_product_attention (torch 1.13's private fused attention):
+# without a gradient it calls _scaled_dot_product_attention_forward, which
+# had no Lazy kernel. dropout_p = 0: dropout's masks are random.
+@pytest.mark.parametrize("is_causal", [False, True])
+@pytest.mark.parametrize("need_attn_weights", [False, True])
+@pytest.mark.parametrize("with_mask", [False, True])
+@pytest.mark.parametrize("grad", [False, True])
+def test_scaled_dot_product_attention(is_causal, need_attn_weights, with_mask, grad):
+    q, k, v = rnd(2, 3, 5, 8), rnd(2, 3, 6, 8), rnd(2, 3, 6, 8)
+    mask = (rnd(5, 6) > 0.5).float() * -1e4 if with_mask else None
+
+    def fn(q, k, v, mask):
+        return F._scaled_dot_product_attention(q, k, v, mask, 0.0, need_attn_weights, is_causal)
+
+    if with_mask and is_causal:  # eager's argument check, raised the same
+        with pytest.raises(RuntimeError, match="attn_mask should not be set when is_causal"):
+            with torch.set_grad_enabled(grad):
+                fn(q.to("lazy"), k.to("lazy"), v.to("lazy"), mask.to("lazy"))
+        return
+    ltc_mlir.reset_metrics()
+    with torch.set_grad_enabled(grad):
+        eager, lazy = run_both(fn, q, k, v, mask, grad_inputs=(0, 1, 2) if grad else ())
+    assert_close(eager, lazy, rtol=1e-5, atol=1e-5)
+    assert_all_native()

@@ -31,20 +31,12 @@ KNOWN_ERRORS = {
     "sparse.sampled_addmm:backward": "sparse CSR tensors cannot move to the lazy device (dense only)",
     "to_sparse:forward": "sparse layouts cannot move to the lazy device: raises with how to fix it",
 }
-KNOWN_WRONG = {
-    "nn.functional._scaled_dot_product_attention:backward":
-        "the sample uses dropout_p > 0: random masks differ from eager's stream by design",
-}
+KNOWN_WRONG = {}
 # Cases whose eager reference itself is not reproducible: they may or may not
 # match on a given run or machine, so they are allowed but not required to fail.
-EAGER_NOT_REPRODUCIBLE = {
-    "as_strided_scatter:backward":
-        "eager 1.13's formula (new_empty_strided) leaves memory outside the scattered region "
-        "uninitialised: ours matches inside it; whether the garbage happens to agree varies by run",
-    "nn.functional.layer_norm:backward":
-        "1-element sample: lazy is exact (grad_weight 0); eager's fused formula loses 4e-6..7e-5 "
-        "to cancellation (inverse std 316), how much depends on the host's vector width",
-}
+# (Where eager is known wrong, the sweep worker checks nativeness only:
+# EAGER_WRONG in tools/op_sweep/sweep_worker.py.)
+EAGER_NOT_REPRODUCIBLE = {}
 
 def case_name(r):
     return r["op"] + ("." + r["variant"] if r["variant"] else "") + ":" + r["mode"]

@@ -46,6 +46,14 @@ NONDETERMINISTIC = ("rand", "normal", "bernoulli", "dropout", "multinomial", "un
                     # (explicit _random_samples: tests/e2e/test_random_ops.py)
                     "fractional_max_pool")
 
+# Cases where eager CPU itself is wrong, so only nativeness is checked here;
+# the e2e test named checks our values against the exact answer.
+EAGER_WRONG = {
+    ("as_strided_scatter", "backward"):
+        "torch 1.13's as_strided_scatter_backward returns uninitialised memory "
+        "(tests/e2e/test_strided_copies.py checks ours)",
+}
+
 _OPS = {(o.name, o.variant_test_name): o for o in op_db}
 
 
@@ -102,7 +110,12 @@ def _run(op, sample, device, backward):
 TOLERANCES = {torch.bfloat16: (1.6e-2, 1e-2), torch.float16: (1e-3, 1e-3)}
 
 
-def _compare(op_name, eager, lazy):
+def _random_sample(sample):
+    """A sample whose values are random: attention with dropout."""
+    return sample.kwargs.get("dropout_p", 0.0) > 0.0
+
+
+def _compare(op_name, eager, lazy, values=True):
     if len(eager) != len(lazy):
         return f"{len(lazy)} outputs, eager has {len(eager)}"
     for i, (e, l) in enumerate(zip(eager, lazy)):
@@ -110,7 +123,7 @@ def _compare(op_name, eager, lazy):
             return f"output {i}: dtype {l.dtype}, eager {e.dtype}"
         if e.shape != l.shape:
             return f"output {i}: shape {tuple(l.shape)}, eager {tuple(e.shape)}"
-        if any(k in op_name for k in NONDETERMINISTIC):
+        if not values or any(k in op_name for k in NONDETERMINISTIC):
             continue
         try:
             rtol, atol = TOLERANCES.get(e.dtype, (1e-4, 1e-5))
@@ -121,11 +134,12 @@ def _compare(op_name, eager, lazy):
 
 
 def _closer_to_reference(op, sample, backward, eager, lazy):
-    """For f16/bf16: whether the lazy results are at least as close as
-    eager's to the op computed in f64 from the same inputs. Eager CPU
-    rounds f16/bf16 intermediates where our code keeps f32 (matmul
-    accumulation, norms): a lazy value off from eager's but nearer the exact
-    one is not a wrong value."""
+    """Whether the lazy results are at least as close as eager's to the op
+    computed in f64 from the same inputs. Eager CPU rounds f16/bf16
+    intermediates where our code keeps f32 (matmul accumulation, norms), and
+    in f32 a value that cancels to ~0 keeps eager's rounding residue (layer
+    norm of one element): a lazy value off from eager's but nearer the
+    exact one is not a wrong value. (f64 results are their own reference.)"""
     def up(t):
         if not t.is_floating_point():
             return t
@@ -201,8 +215,9 @@ def run_case(request):
             tb = traceback.extract_tb(e.__traceback__)
             where = f" (at {tb[-1].name})" if tb else ""
             return {"status": "error", "message": f"{type(e).__name__}: {str(e)[:400]}{where}"}
-        wrong = _compare(op.name, eager, lazy)
-        if wrong and dtype in TOLERANCES and _closer_to_reference(op, sample, backward,
+        values = (op.name, request["mode"]) not in EAGER_WRONG and not _random_sample(sample)
+        wrong = _compare(op.name, eager, lazy, values)
+        if wrong and dtype.is_floating_point and dtype != torch.float64 and _closer_to_reference(op, sample, backward,
                                                                    eager, lazy):
             closer += 1
             wrong = None
@@ -219,6 +234,8 @@ def run_case(request):
     answer = {"status": "native", "native_executions": m["native_execute_count"]}
     if closer:
         answer["closer_to_f64_than_eager"] = closer
+    if (op.name, request["mode"]) in EAGER_WRONG:
+        answer["eager_wrong"] = EAGER_WRONG[(op.name, request["mode"])]
     return answer
 
 
