@@ -346,6 +346,7 @@ void InitBackend() {
     RegisterShiftOperatorKernels();
     RegisterRot90Kernel();
     RegisterAttentionKernels();
+    RegisterRreluKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

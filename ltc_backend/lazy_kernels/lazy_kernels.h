@@ -69,6 +69,9 @@ void RegisterRot90Kernel();
 // _scaled_dot_product_attention(_forward) as its math composite: the fused
 // inference op had no Lazy kernel (attention_kernel.cpp).
 void RegisterAttentionKernels();
+// rrelu_with_noise(_) as leaky_relu (eval) or random slopes (training)
+// (rrelu_kernel.cpp): F.rrelu ran eagerly.
+void RegisterRreluKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
@@ -116,6 +119,11 @@ void RegisterDecomposedKernels();
 // the composite's views (diag_embed's diagonal, addr's view) reached the eager
 // fallback. Returns how many ops it covers.
 size_t RegisterFunctionalizedComposites();
+
+// dst = src for lazy tensors of one dtype and shape, recorded in the graph
+// (dst.copy_ from a Lazy-key kernel ran a graph for a dst holding host data;
+// assign_in_place.cpp). Other cases take copy_.
+void AssignLazyValue(at::Tensor& dst, const at::Tensor& src);
 
 // The eager fallback for one call (what an op without a Lazy kernel gets).
 void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);

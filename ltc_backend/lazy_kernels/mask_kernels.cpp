@@ -106,7 +106,7 @@ at::Tensor& MaskedScatter_(at::Tensor& self, const at::Tensor& mask, const at::T
   at::Tensor picked = source.numel() == 0
                           ? Flat(at::zeros_like(self))
                           : at::index_select(Flat(source), 0, rank);
-  self.copy_(at::view_copy(at::where(flat, picked, Flat(self)), self.sizes()));
+  AssignLazyValue(self, at::view_copy(at::where(flat, picked, Flat(self)), self.sizes()));
   return self;
 }
 

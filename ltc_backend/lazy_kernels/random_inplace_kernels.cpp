@@ -28,7 +28,7 @@ template <at::Tensor (*Sample)(const c10::OperatorHandle&, const torch::jit::Sta
 void SampleInPlace(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (HasGenerator(op, *stack)) return RunEagerFallback(op, stack);
   at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
-  self.copy_(Sample(op, *stack));
+  AssignLazyValue(self, Sample(op, *stack));
   torch::jit::drop(*stack, op.schema().arguments().size());
   torch::jit::push(*stack, self);
 }

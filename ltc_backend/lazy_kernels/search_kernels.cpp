@@ -14,12 +14,19 @@
 //  - index_reduce: scatter_reduce with the index broadcast along `dim`.
 //  - renorm: per-slice p-norms, ATen's scale factor
 //    (maxnorm / (norm + 1e-7) where norm > maxnorm).
+//  - histc: eager's bin of each element, trunc((x - min) * bins / (max - min))
+//    in the input dtype with min, max and max - min rounded to it as
+//    eager's edges are (its rightmost bin closed, NaN and out-of-range
+//    elements skipped), counted by scatter_add. min == max takes the data's
+//    range: one sync reads it, as eager does.
 // Argument errors are eager's: shapes run through Meta kernels, or cases
 // outside what is handled here take the eager fallback. The brute-force
 // comparisons are bounded (kMaxPairs); larger calls take the fallback too.
 #include <ATen/ATen.h>
 #include <ATen/AccumulateType.h>
 #include <torch/library.h>
+
+#include <cmath>
 
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
@@ -184,6 +191,50 @@ void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   ReturnBoxed(op, stack, at::mul(self, factor.to(self.scalar_type())));
 }
 
+// A double rounded to `type` (and back), as eager's edges are stored.
+double RoundedTo(double value, at::ScalarType type) {
+  return at::scalar_tensor(value, at::TensorOptions().dtype(type)).item<double>();
+}
+
+// histc(self, bins, min, max)
+void Histc(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  int64_t bins = BoxedArgument(op, *stack, 1).toInt();
+  double lo = BoxedArgument(op, *stack, 2).toScalar().toDouble();
+  double hi = BoxedArgument(op, *stack, 3).toScalar().toDouble();
+  at::ScalarType type = self.scalar_type();
+  if (!at::isFloatingType(type)) return RunEagerFallback(op, stack);  // eager's dtype error
+  TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins,
+              " for dimension 0");
+  if (lo == hi && self.numel() > 0) {
+    auto extrema = at::aminmax(self);  // one sync (eager's .item() calls)
+    at::Tensor range = at::stack({std::get<0>(extrema), std::get<1>(extrema)}).cpu();
+    lo = range[0].item<double>();
+    hi = range[1].item<double>();
+  }
+  if (lo == hi) {
+    lo -= 1;
+    hi += 1;
+  }
+  TORCH_CHECK(std::isfinite(lo) && std::isfinite(hi), "torch.histc: range of [", lo, ", ", hi,
+              "] is not finite");
+  TORCH_CHECK(lo < hi, "torch.histc: max must be larger than min");
+  if (self.numel() == 0) return ReturnBoxed(op, stack, at::zeros({bins}, self.options()));
+  double left = RoundedTo(lo, type), right = RoundedTo(hi, type);
+  double width = (at::scalar_tensor(right, at::TensorOptions().dtype(type)) -
+                  at::scalar_tensor(left, at::TensorOptions().dtype(type))).item<double>();
+  at::Tensor x = Flat(self);
+  at::Tensor inRange = at::logical_and(at::ge(x, left), at::le(x, right));
+  at::Tensor scaled = at::div(at::mul(at::sub(x, left), bins), width);
+  at::Tensor bin = at::where(inRange, scaled, at::zeros_like(scaled)).to(at::kLong);
+  // Skipped elements count in an extra last bin, dropped after.
+  bin = at::where(inRange, at::clamp_max(bin, bins - 1), at::full_like(bin, bins));
+  at::Tensor counts = at::scatter_add(at::zeros({bins + 1}, bin.options()), 0, bin,
+                                      at::ones_like(bin));
+  ReturnBoxed(op, stack, at::slice_copy(counts, 0, 0, bins).to(type));
+}
+
 }  // namespace
 
 void RegisterSearchKernels() {
@@ -198,6 +249,7 @@ void RegisterSearchKernels() {
             torch::CppFunction::makeFromBoxedFunction<&RepeatInterleaveIndices>());
   lib->impl("index_reduce", torch::CppFunction::makeFromBoxedFunction<&IndexReduce>());
   lib->impl("renorm", torch::CppFunction::makeFromBoxedFunction<&Renorm>());
+  lib->impl("histc", torch::CppFunction::makeFromBoxedFunction<&Histc>());
 }
 
 }  // namespace backend

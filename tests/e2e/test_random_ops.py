@@ -238,3 +238,33 @@ def test_like_factories_stay_native(kind):
     check_mean_var(out, mean, var, fourth)
     assert eager_fallback_ops() == []
     assert_all_native()
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_rrelu_training_draws_slopes_that_its_gradient_uses(inplace):
+    # Training: each element <= 0 is scaled by a slope uniform in
+    # [lower, upper]; the gradient is that same slope (1 elsewhere).
+    x = torch.randn(N, generator=torch.Generator().manual_seed(5))
+    t = x.to("lazy").requires_grad_()
+    y = t * 1
+    out = torch.nn.functional.rrelu(y, 0.1, 0.3, training=True, inplace=inplace)
+    out.sum().backward()
+    torch._lazy.mark_step()
+    out, grad = out.detach().cpu(), t.grad.cpu()
+    negative = x <= 0
+    assert torch.equal(out[~negative], x[~negative]) and torch.equal(grad[~negative],
+                                                                     torch.ones_like(x[~negative]))
+    slopes = grad[negative]
+    assert slopes.min() >= 0.1 and slopes.max() <= 0.3
+    torch.testing.assert_close(out[negative], x[negative] * slopes, rtol=0, atol=0)
+    check_mean_var(slopes, 0.2, 0.2 ** 2 / 12, 0.2 ** 4 / 80)
+    assert_all_native()
+    assert eager_fallback_ops() == []
+
+
+def test_rrelu_evaluation_is_leaky_relu_with_the_mean_slope():
+    x = torch.randn(1000, generator=torch.Generator().manual_seed(6))
+    eager = torch.nn.functional.rrelu(x, 0.1, 0.3, training=False)
+    got = lazy_sample(lambda t: torch.nn.functional.rrelu(t, 0.1, 0.3, training=False), x)
+    torch.testing.assert_close(got, eager, rtol=0, atol=0)
+    assert_all_native()

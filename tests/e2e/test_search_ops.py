@@ -83,6 +83,16 @@ CASES = {
                           torch.tensor([1, 1, 3]), torch.randn(3, 6, generator=gen(6))),
     "renorm": (lambda t: torch.renorm(t, 2, 0, 1.5), X),
     "renorm_p1_dim1": (lambda t: torch.renorm(t, 1, 1, 0.8), X),
+    # histc: eager's bins in f32/f64 arithmetic; edges hit exactly (0.1 and
+    # 0.2 are not representable: the rounded edges decide), the data's own
+    # range when min == max (one sync), a constant input (range +-1).
+    "histc_range": (lambda t: torch.histc(t, bins=7, min=-1, max=1), torch.randn(5000, generator=gen(7))),
+    "histc_edges": (lambda t: torch.histc(t, bins=10, min=0.1, max=0.2),
+                    torch.linspace(0.09, 0.21, 1201)),
+    "histc_data_range": (lambda t: torch.histc(t, bins=13), torch.randn(3, 700, generator=gen(8))),
+    "histc_constant": (lambda t: torch.histc(t, bins=4), torch.full((6,), 2.0)),
+    "histc_f64": (lambda t: torch.histc(t, bins=100, min=-2.3, max=1.7),
+                  torch.randn(4000, generator=gen(9), dtype=torch.float64)),
 }
 
 
@@ -97,6 +107,32 @@ def test_matches_eager(name):
 def test_gradients_match_eager(name):
     fn, *inputs = CASES[name]
     check(fn, *inputs, grad=0, rtol=1e-5, atol=1e-6)
+
+
+def test_histc_skips_nan_and_counts_bfloat16_exactly():
+    # Eager 1.13 puts NaN in bin 0 (an out-of-range cast and a wrapped write)
+    # and counts bf16 histograms in bf16 (stuck at 256); lazy skips NaN, as
+    # later PyTorch does, and counts exactly, rounded once to bf16.
+    x = torch.tensor([float("nan"), -1.0, -0.5, 0.5, 1.0, 3.0])
+    got = torch.histc(x.to("lazy"), bins=4, min=-1, max=1).cpu()
+    assert torch.equal(got, torch.tensor([1.0, 1.0, 0.0, 2.0]))
+    b = torch.zeros(1000, dtype=torch.bfloat16)
+    got = torch.histc(b.to("lazy"), bins=2, min=-1, max=1).cpu()
+    assert got.dtype == torch.bfloat16
+    assert torch.equal(got, torch.tensor([0.0, 1000.0]).to(torch.bfloat16))
+    assert_all_native()
+
+
+def test_histc_errors_are_eagers():
+    for kwargs, message in [(dict(bins=0), "bins must be > 0"),
+                            (dict(bins=3, min=2, max=1), "max must be larger than min"),
+                            (dict(bins=3, min=0, max=float("inf")), "is not finite")]:
+        with pytest.raises(RuntimeError, match=message):
+            torch.histc(torch.ones(3), **kwargs)
+        with pytest.raises(RuntimeError, match=message):
+            torch.histc(torch.ones(3).to("lazy"), **kwargs)
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        torch.histc(torch.ones(3, dtype=torch.long).to("lazy"), bins=3)
 
 
 def test_errors_are_eagers():

@@ -44,3 +44,18 @@ def test_unfold_int64_sliding_window_sum():
     lazy = x.to("lazy").unfold(1, 3, 1).sum(-1).cpu()
     assert torch.equal(lazy, eager)
     assert_all_native()
+
+
+@pytest.mark.parametrize("size", [0, 1])
+def test_unfold_of_a_zero_dim_tensor(size):
+    # A 0-d tensor has one window of size 1 (or none of size 0): [size].
+    x = torch.tensor(2.5)
+    eager = x.unfold(0, size, 1)
+    t = x.to("lazy").requires_grad_()
+    y = t.unfold(0, size, 1)
+    (y * 3).sum().backward()
+    torch._lazy.mark_step()
+    assert y.shape == eager.shape
+    torch.testing.assert_close(y.detach().cpu(), eager, rtol=0, atol=0)
+    torch.testing.assert_close(t.grad.cpu(), torch.tensor(3.0 * size), rtol=0, atol=0)
+    assert_all_native()

@@ -29,6 +29,23 @@ bool isLoweredElement(Type t) {
   return t.isF32() || t.isF64() || t.isInteger(64) || t.isInteger(32);
 }
 
+/// A 0-d tensor's only window (size 1: reshaped to [1], and back for the
+/// gradient) or no window (size 0: an empty result).
+LogicalResult replaceZeroDimWindow(Operation *op, Value source,
+                                   RankedTensorType resultType,
+                                   ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  if (resultType.getNumElements() == 0) {
+    rewriter.replaceOp(op, createEmptyTensor(rewriter, loc, resultType));
+    return success();
+  }
+  FailureOr<Value> reshaped = createReshape(rewriter, loc, source, resultType);
+  if (failed(reshaped))
+    return rewriter.notifyMatchFailure(op, "0-d window of another size");
+  rewriter.replaceOp(op, *reshaped);
+  return success();
+}
+
 class ConvertUnfoldCopy : public NamedTorchPattern {
 public:
   ConvertUnfoldCopy(const TorchTypeConverter &tc, MLIRContext *ctx)
@@ -40,6 +57,9 @@ public:
     RankedTensorType resultType = getTensorType(op->getResult(0).getType());
     std::optional<int64_t> dim = getConstantInt(op->getOperand(1));
     std::optional<int64_t> step = getConstantInt(op->getOperand(3));
+    if (selfType && selfType.getRank() == 0 && resultType &&
+        resultType.hasStaticShape())
+      return replaceZeroDimWindow(op, operands[0], resultType, rewriter);
     if (!selfType || !resultType || !resultType.hasStaticShape() ||
         selfType.getRank() == 0 || !dim || !step || *step < 1 ||
         resultType.getRank() != selfType.getRank() + 1)
@@ -82,6 +102,18 @@ public:
     std::optional<int64_t> dim = getConstantInt(op->getOperand(2));
     std::optional<int64_t> size = getConstantInt(op->getOperand(3));
     std::optional<int64_t> step = getConstantInt(op->getOperand(4));
+    if (gradType && gradType.hasStaticShape() && resultType &&
+        resultType.getRank() == 0) {
+      if (gradType.getNumElements() == 1)
+        return replaceZeroDimWindow(op, grad, resultType, rewriter);
+      Location loc = op->getLoc();
+      Type elem = resultType.getElementType();
+      Value zero = isa<FloatType>(elem)
+                       ? createScalarConstant(rewriter, loc, elem, 0.0)
+                       : createIntConstant(rewriter, loc, elem, 0);
+      rewriter.replaceOp(op, createFilledTensor(rewriter, loc, resultType, zero));
+      return success();
+    }
     if (!gradType || !resultType || !resultType.hasStaticShape() ||
         !gradType.hasStaticShape() || resultType.getRank() == 0 ||
         gradType.getRank() != resultType.getRank() + 1 || !dim || !size ||
