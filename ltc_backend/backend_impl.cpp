@@ -347,6 +347,7 @@ void InitBackend() {
     RegisterRot90Kernel();
     RegisterAttentionKernels();
     RegisterRreluKernels();
+    RegisterFractionalPoolKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

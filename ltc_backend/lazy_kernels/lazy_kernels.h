@@ -72,6 +72,9 @@ void RegisterAttentionKernels();
 // rrelu_with_noise(_) as leaky_relu (eval) or random slopes (training)
 // (rrelu_kernel.cpp): F.rrelu ran eagerly.
 void RegisterRreluKernels();
+// fractional_max_pool2d/3d (+ backward) as gathers over eager's windows
+// (fractional_pool_kernel.cpp): they ran eagerly.
+void RegisterFractionalPoolKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.

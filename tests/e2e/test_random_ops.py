@@ -214,9 +214,52 @@ def test_fractional_max_pool_with_given_samples_matches_eager(dims):
         return out.cpu(), grad.cpu()
 
     eager = run("cpu")
+    ltc_mlir.reset_metrics()
     lazy = run("lazy")
     torch.testing.assert_close(lazy[0], eager[0], rtol=0, atol=0)
     torch.testing.assert_close(lazy[1], eager[1], rtol=1e-6, atol=1e-6)
+    assert_all_native()
+    assert eager_fallback_ops() == []
+
+
+@pytest.mark.parametrize("dims,shape,output_size", [
+    (2, (3, 11, 7), (5, 3)),       # unbatched, non-square
+    (2, (2, 4, 10, 10), (1, 9)),   # one window (starts at S - k), and windows touching
+    (3, (1, 2, 7, 8, 9), (3, 4, 2)),
+])
+def test_fractional_max_pool_windows_and_indices_match_eager(dims, shape, output_size):
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(shape, generator=g)
+    x[..., 0] = x[..., 1]  # ties inside windows: eager keeps the first
+    batch = shape[0] if len(shape) == dims + 2 else 1
+    channels = shape[-dims - 1]
+    samples = torch.rand(batch, channels, dims, generator=g)
+    pool = getattr(torch.nn.functional, f"fractional_max_pool{dims}d")
+    results = []
+    for device in ("cpu", "lazy"):
+        xi = x.to(device).requires_grad_()
+        out, idx = pool(xi, 2, output_size=output_size, return_indices=True,
+                        _random_samples=samples.to(device))
+        (grad,) = torch.autograd.grad((out * out).sum(), [xi])
+        if device == "lazy":
+            torch._lazy.mark_step()
+        results.append((out.detach().cpu(), idx.cpu(), grad.cpu()))
+    for e, l in zip(*results):
+        torch.testing.assert_close(l, e, rtol=0, atol=0)
+
+
+def test_fractional_max_pool_draws_its_samples_in_the_graph():
+    x = torch.randn(2, 3, 12, 12)
+    ltc_mlir.reset_metrics()
+    out = torch.nn.functional.fractional_max_pool2d(x.to("lazy"), 3, output_ratio=0.5)
+    torch._lazy.mark_step()
+    out = out.cpu()
+    assert out.shape == (2, 3, 6, 6)
+    # Every output is the maximum of some 3x3 block of its plane.
+    blocks = torch.nn.functional.max_pool2d(x, 3, stride=1)  # [2, 3, 10, 10]
+    assert all(bool((blocks[n, c] == out[n, c, i, j]).any())
+               for n in range(2) for c in range(3) for i in range(6) for j in range(6))
+    assert_all_native()
 
 
 @pytest.mark.parametrize("kind", ["randn_like", "rand_like", "exponential_"])
