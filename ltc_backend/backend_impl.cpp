@@ -348,6 +348,8 @@ void InitBackend() {
     RegisterAttentionKernels();
     RegisterRreluKernels();
     RegisterFractionalPoolKernels();
+    RegisterGridSampleKernel();
+    RegisterLinspaceKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

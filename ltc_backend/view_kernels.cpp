@@ -23,18 +23,11 @@
 #include <vector>
 
 #include "ltc_backend/eager_layout.h"
+#include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
 namespace {
-
-// The regular autograd kernel of an op we override at AutogradLazy: the
-// Autograd alias kernel also serves AutogradOther, which comes next once
-// the AutogradLazy bit is dropped from the keyset.
-c10::DispatchKeySet RegularAutograd(c10::DispatchKeySet ks) {
-  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
-         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
-}
 
 // detach: in torch 1.13, ADInplaceOrView's detach returns a shallow copy of
 // the functionalization's result (make_variable_non_differentiable_view).
@@ -49,7 +42,7 @@ at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   // The base of an alias group is right as torch makes it (and cheaper:
   // the copy shares the base's value, a synced tensor is read directly).
   if (!IsFunctionalView(self))
-    return at::_ops::detach::redispatch(RegularAutograd(ks), self);
+    return at::_ops::detach::redispatch(RegularAutogradKeys(ks), self);
   at::Tensor out;
   {
     at::AutoDispatchBelowADInplaceOrView guard;
@@ -115,7 +108,7 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
   std::vector<int64_t> base_strides = EagerStrides(base);
   std::vector<int64_t> order = StorageOrder(base.sizes(), base_strides);
   if (!view_fn && order.empty())
-    return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride, storage_offset);
+    return at::_ops::as_strided::redispatch(RegularAutogradKeys(ks), self, size, stride, storage_offset);
 
   ViewGeometry view;
   if (view_fn) view = PlaceView(view_fn, base, base_strides, self.sizes());
@@ -136,7 +129,7 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
       reach += (n - 1) * stride[d].expect_int();
     }
     if (!empty && reach >= base.numel())
-      return at::_ops::as_strided::redispatch(RegularAutograd(ks), self, size, stride,
+      return at::_ops::as_strided::redispatch(RegularAutogradKeys(ks), self, size, stride,
                                               storage_offset);
   }
   // Row-major copy of the base in eager's storage order (not a view, so
@@ -187,7 +180,7 @@ at::Tensor AsStridedScatterLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                         (self.requires_grad() || src.requires_grad()) &&
                         self.scalar_type() == src.scalar_type();
   if (!differentiable)
-    return at::_ops::as_strided_scatter::redispatch(RegularAutograd(ks), self, src, size, stride,
+    return at::_ops::as_strided_scatter::redispatch(RegularAutogradKeys(ks), self, src, size, stride,
                                                     storage_offset);
   c10::optional<int64_t> offset;
   if (storage_offset) offset = storage_offset->expect_int();
@@ -219,7 +212,7 @@ bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t ra
 at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                      c10::optional<at::MemoryFormat> memory_format) {
   if (!IsChannelsLastFor(memory_format, self.dim()))
-    return at::_ops::clone::redispatch(RegularAutograd(ks), self, memory_format);
+    return at::_ops::clone::redispatch(RegularAutogradKeys(ks), self, memory_format);
   return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
 }
 
@@ -227,7 +220,7 @@ at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                           at::MemoryFormat memory_format) {
   if (memory_format != at::MemoryFormat::Contiguous &&
       !IsChannelsLastFor(memory_format, self.dim()))
-    return at::_ops::contiguous::redispatch(RegularAutograd(ks), self, memory_format);
+    return at::_ops::contiguous::redispatch(RegularAutogradKeys(ks), self, memory_format);
   if (EagerLayout(self).is_contiguous(memory_format)) return self;
   return at::clone(self, memory_format);
 }
@@ -247,7 +240,7 @@ at::Tensor ViewLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntA
     if (!at::detail::computeStride(eager.sizes(), eager.strides(), proposed))
       return at::_unsafe_view(at::clone(self, at::MemoryFormat::Contiguous), proposed);
   }
-  return at::_ops::view::redispatch(RegularAutograd(ks), self, size);
+  return at::_ops::view::redispatch(RegularAutogradKeys(ks), self, size);
 }
 
 // detach_copy and alias_copy of an LTC tensor (the values of detach and

@@ -75,6 +75,12 @@ void RegisterRreluKernels();
 // fractional_max_pool2d/3d (+ backward) as gathers over eager's windows
 // (fractional_pool_kernel.cpp): they ran eagerly.
 void RegisterFractionalPoolKernels();
+// grid_sampler_2d as differentiable lazy ops on the AutogradLazy key
+// (grid_sample_kernel.cpp): it and its backward ran eagerly.
+void RegisterGridSampleKernel();
+// linspace/logspace with eager's two-sided ramp (linspace_kernel.cpp): they
+// ran eagerly (affine_grid's base grid).
+void RegisterLinspaceKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
@@ -127,6 +133,14 @@ size_t RegisterFunctionalizedComposites();
 // (dst.copy_ from a Lazy-key kernel ran a graph for a dst holding host data;
 // assign_in_place.cpp). Other cases take copy_.
 void AssignLazyValue(at::Tensor& dst, const at::Tensor& src);
+
+// The keys of the regular autograd kernel of an op we override at
+// AutogradLazy: the Autograd alias kernel also serves AutogradOther, which
+// comes next once the AutogradLazy bit is dropped from the keyset.
+inline c10::DispatchKeySet RegularAutogradKeys(c10::DispatchKeySet ks) {
+  return (ks - c10::DispatchKeySet(c10::DispatchKey::AutogradFunctionality)) |
+         c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
+}
 
 // The eager fallback for one call (what an op without a Lazy kernel gets).
 void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
