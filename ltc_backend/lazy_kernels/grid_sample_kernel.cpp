@@ -15,8 +15,8 @@
 // through the gathers; the grid gradient flows through the weights. ATen's
 // backward zeroes the grid gradient at and beyond the clip borders, so the
 // clip here takes constant values there (where), not clamp's inclusive
-// gradient. Other dtypes than f32/f64, or a grid of another dtype, keep
-// torch's kernel (eager's result or error).
+// gradient. Other dtypes than f32/f64 keep torch's kernel (eager's result
+// or error).
 #include <ATen/ATen.h>
 #include <ATen/native/GridSamplerUtils.h>
 #include <torch/library.h>
@@ -146,8 +146,10 @@ at::Tensor GridSampler2d(const at::Tensor& input, const at::Tensor& grid, int64_
 at::Tensor GridSampler2dLazy(c10::DispatchKeySet ks, const at::Tensor& input,
                              const at::Tensor& grid, int64_t interpolation, int64_t padding,
                              bool alignCorners) {
+  // Eager's CPU kernel reads the grid as the input's dtype.
+  TORCH_CHECK(input.scalar_type() == grid.scalar_type(), "expected scalar type ",
+              input.scalar_type(), " but found ", grid.scalar_type());
   bool handled = (input.scalar_type() == at::kFloat || input.scalar_type() == at::kDouble) &&
-                 input.scalar_type() == grid.scalar_type() &&
                  interpolation >= 0 && interpolation <= 2 && padding >= 0 && padding <= 2;
   if (!handled)
     return at::_ops::grid_sampler_2d::redispatch(RegularAutogradKeys(ks), input, grid,
