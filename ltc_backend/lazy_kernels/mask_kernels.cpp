@@ -14,6 +14,11 @@
 // Index masks become the integer index tensors of their nonzero(), as
 // ATen's own index/index_put do (indexing_kernels.cpp calls
 // ReplaceMaskIndices). Eager's argument errors are kept.
+// unique_consecutive is the same shape problem: a group starts where an
+// element (a slice along dim) differs from the previous one; one sync reads
+// the group count, the group starts are scattered to their ranks, and the
+// output gathers them (index_select); inverse = cumsum(starts) - 1, counts
+// are the distances between starts. Empty inputs keep the eager path.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <torch/csrc/lazy/core/tensor.h>
@@ -149,6 +154,46 @@ void MaskedScatterOutOfPlaceBoxed(const c10::OperatorHandle& op, torch::jit::Sta
   torch::jit::push(*stack, result);
 }
 
+// unique_consecutive(self, return_inverse, return_counts, dim)
+void UniqueConsecutiveBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  bool returnInverse = BoxedArgument(op, *stack, 1).toBool();
+  bool returnCounts = BoxedArgument(op, *stack, 2).toBool();
+  const c10::IValue& dimArg = BoxedArgument(op, *stack, 3);
+  bool flat = dimArg.isNone();
+  if (self.numel() == 0 || (!flat && self.dim() == 0)) return RunEagerFallback(op, stack);
+  at::Tensor x = flat ? Flat(self) : self;
+  int64_t dim = flat ? 0 : c10::maybe_wrap_dim(dimArg.toInt(), self.dim());
+  int64_t n = x.size(dim);
+  at::Tensor first = at::ones({1}, LongOn(x).dtype(at::kBool));
+  at::Tensor starts = first;
+  if (n > 1) {
+    at::Tensor differs = at::ne(at::slice_copy(x, dim, 1, n), at::slice_copy(x, dim, 0, n - 1));
+    std::vector<int64_t> others;
+    for (int64_t d = 0; d < x.dim(); ++d)
+      if (d != dim) others.push_back(d);
+    if (!others.empty()) differs = at::gt(at::sum(differs, others), 0);
+    starts = at::cat({first, differs});
+  }
+  at::Tensor rank = at::sub(at::cumsum(starts, 0, at::kLong), 1);
+  int64_t groups = CountSelected(starts);  // the one sync
+  // Group g's first position: scattered to slot g (other positions to the spare slot).
+  at::Tensor slot = at::where(starts, rank, at::full_like(rank, groups));
+  at::Tensor positions = at::slice_copy(
+      at::scatter(at::zeros({groups + 1}, LongOn(x)), 0, slot, at::arange(n, LongOn(x))), 0, 0,
+      groups);
+  at::Tensor output = at::index_select(x, dim, positions);
+  at::Tensor inverse = at::empty({0}, LongOn(x)), counts = at::empty({0}, LongOn(x));
+  if (returnInverse) inverse = flat ? at::view_copy(rank, self.sizes()) : rank;
+  if (returnCounts) {
+    at::Tensor ends = at::cat({at::slice_copy(positions, 0, 1, groups), at::full({1}, n, LongOn(x))});
+    counts = at::sub(ends, positions);
+  }
+  torch::jit::drop(*stack, op.schema().arguments().size());
+  torch::jit::push(*stack, output, inverse, counts);
+}
+
 }  // namespace
 
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices) {
@@ -192,6 +237,8 @@ void RegisterMaskKernels() {
   lib->impl("masked_scatter_", torch::CppFunction::makeFromBoxedFunction<&MaskedScatterBoxed>());
   lib->impl("masked_scatter",
             torch::CppFunction::makeFromBoxedFunction<&MaskedScatterOutOfPlaceBoxed>());
+  lib->impl("unique_consecutive",
+            torch::CppFunction::makeFromBoxedFunction<&UniqueConsecutiveBoxed>());
 }
 
 }  // namespace backend

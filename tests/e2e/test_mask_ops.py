@@ -141,3 +141,37 @@ def test_mask_errors_are_eagers():
         t.to("lazy")[torch.ones(4, dtype=torch.bool).to("lazy")]
     with pytest.raises(RuntimeError, match="same device"):
         torch.masked_select(t.to("lazy"), torch.ones(3, dtype=torch.bool))
+
+
+UNIQUE_INPUTS = {
+    "scalar": torch.tensor(3.0),
+    "runs_int64": torch.tensor([1, 1, 2, 2, 2, 3, 1, 1]),
+    "random_3d": torch.randint(0, 3, (4, 5, 6), generator=torch.Generator().manual_seed(0)),
+    "nan_float": torch.tensor([float("nan"), float("nan"), 1.0, 1.0, 2.0]),
+    "bool": torch.tensor([True, True, False, True, True]),
+    "unit_dim": torch.randint(0, 2, (5, 1, 5), generator=torch.Generator().manual_seed(1)).float(),
+    "constant": torch.zeros(3, 4),
+}
+
+
+@pytest.mark.parametrize("name", sorted(UNIQUE_INPUTS))
+def test_unique_consecutive_matches_eager(name):
+    # Every dim (and dim=None), with and without inverse and counts. NaN
+    # never equals the previous element (a group of its own), as in eager.
+    x = UNIQUE_INPUTS[name]
+    for dim in [None] + list(range(-x.dim(), x.dim())):
+        for return_inverse in (False, True):
+            for return_counts in (False, True):
+                kwargs = dict(return_inverse=return_inverse, return_counts=return_counts, dim=dim)
+                eager = torch.unique_consecutive(x, **kwargs)
+                ltc_mlir.reset_metrics()
+                lazy = torch.unique_consecutive(x.to("lazy"), **kwargs)
+                torch._lazy.mark_step()
+                eager = eager if isinstance(eager, tuple) else (eager,)
+                lazy = lazy if isinstance(lazy, tuple) else (lazy,)
+                for e, l in zip(eager, lazy):
+                    l = l.cpu()
+                    assert e.dtype == l.dtype and e.shape == l.shape, (kwargs, e, l)
+                    assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
+                assert_all_native()
+                assert eager_fallback_ops() == []
