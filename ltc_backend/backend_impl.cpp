@@ -263,7 +263,7 @@ void InitBackend() {
     // torch.special's Bessel, Airy and zeta functions and orthogonal
     // polynomials (TorchToLinalg BesselFunctions, OrthogonalPolynomials).
     for (const char* op :
-         {"special_zeta", "special_modified_bessel_i0", "special_modified_bessel_i1",
+         {"special_zeta", "igamma", "igammac", "special_modified_bessel_i0", "special_modified_bessel_i1",
           "special_modified_bessel_k0", "special_modified_bessel_k1",
           "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1",
           "special_bessel_j0", "special_bessel_j1", "special_bessel_y0",

@@ -10,6 +10,7 @@
 #include "ltc_mlir/runtime/buffer_cache.h"
 #include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
+#include "ltc_mlir/runtime/incomplete_gamma.h"
 #include "ltc_mlir/runtime/lapack.h"
 #include "ltc_mlir/runtime/sorting.h"
 
@@ -52,6 +53,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return decomposition;
   if (void *sorting = resolveSortingSymbol(name))
     return sorting;
+  if (void *gamma = resolveIncompleteGammaSymbol(name))
+    return gamma;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

@@ -18,13 +18,17 @@
 //  - ndtri: Cephes' rational approximations in three ranges;
 //  - erfcx: exp(x^2) erfc(x) with x^2 split exactly (fma) for x < 25, the
 //    asymptotic series above; log_ndtr from erfc / erfcx as ATen;
-//  - entr: -x log x, 0 at 0, -inf for negatives.
+//  - entr: -x log x, 0 at 0, -inf for negatives;
+//  - igamma, igammac: calls of the runtime's double-precision series and
+//    continued fraction (runtime/incomplete_gamma.h).
 // The coefficient tables are the published constants of these methods
 // (Cephes' for the Bessel functions, digamma and ndtri, see ATen's Math.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Pointwise.h"
+#include "RuntimeCalls.h"
+#include "Sorting.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -474,6 +478,54 @@ Value viaF64(OpBuilder &b, Location loc, Type t, bool, ArrayRef<Value> v) {
   return inF64(b, loc, t, v[0], Fn);
 }
 
+/// igamma / igammac: the runtime's `double Name(double a, double x)`
+/// (runtime/incomplete_gamma.h), in f64, rounded once to the result type.
+template <const char *Name> Spec incompleteGamma() {
+  Spec spec{Domain::Float,
+            [](OpBuilder &b, Location loc, Type t, bool, ArrayRef<Value> v) {
+              Type f64 = b.getF64Type();
+              Value a = castScalar(b, loc, v[0], f64);
+              Value x = castScalar(b, loc, v[1], f64);
+              Value r = func::CallOp::create(b, loc, Name, TypeRange{f64},
+                                             ValueRange{a, x})
+                            .getResult(0);
+              return castScalar(b, loc, r, t);
+            }};
+  spec.prepare = [](OpBuilder &b, Operation *op) {
+    Type f64 = b.getF64Type();
+    getOrDeclareFunction(b, op, Name, b.getFunctionType({f64, f64}, {f64}),
+                         /*cInterface=*/false);
+  };
+  return spec;
+}
+constexpr char kIgamma[] = "ltc_mlir_rt_igamma", kIgammac[] = "ltc_mlir_rt_igammac";
+
+/// A pointwise op matched by name (igamma/igammac have no op class in the
+/// generated dialect's C++ subset).
+class NamedPointwise : public NamedTorchPattern {
+public:
+  NamedPointwise(llvm::StringRef name, const TorchTypeConverter &tc,
+                 MLIRContext *ctx, Spec spec)
+      : NamedTorchPattern(name, tc, ctx), spec(std::move(spec)) {}
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType resultType = getTensorType(op->getResult(0).getType());
+    if (!resultType || op->getNumResults() != 1)
+      return fail(op, rewriter, "result type is not convertible");
+    std::string why;
+    FailureOr<Value> result =
+        lowerPointwise(op, operands, resultType, spec, rewriter, why);
+    if (failed(result))
+      return fail(op, rewriter, why);
+    rewriter.replaceOp(op, *result);
+    return success();
+  }
+
+private:
+  Spec spec;
+};
+
 } // namespace
 
 void populateSpecialFunctionPatterns(TorchTypeConverter &tc,
@@ -493,6 +545,10 @@ void populateSpecialFunctionPatterns(TorchTypeConverter &tc,
   pointwise::add<AtenSpecialModifiedBesselI1Op>(tc, p,
                                                 {Domain::Float, bessel<1, false>});
   pointwise::add<AtenSpecialZetaOp>(tc, p, {Domain::Float, hurwitzZeta});
+  p.add<NamedPointwise>("torch.aten.igamma", tc, p.getContext(),
+                        incompleteGamma<kIgamma>());
+  p.add<NamedPointwise>("torch.aten.igammac", tc, p.getContext(),
+                        incompleteGamma<kIgammac>());
   pointwise::add<AtenErfinvOp>(tc, p, {Domain::Float, erfinv});
   pointwise::add<AtenSpecialNdtriOp>(tc, p, {Domain::Float, ndtri});
   pointwise::add<AtenSpecialErfcxOp>(tc, p, {Domain::Float, erfcx});
