@@ -350,6 +350,7 @@ void InitBackend() {
     RegisterFractionalPoolKernels();
     RegisterGridSampleKernel();
     RegisterLinspaceKernels();
+    RegisterSegmentReduceKernels();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

@@ -81,6 +81,9 @@ void RegisterGridSampleKernel();
 // linspace/logspace with eager's two-sided ramp (linspace_kernel.cpp): they
 // ran eagerly (affine_grid's base grid).
 void RegisterLinspaceKernels();
+// segment_reduce and its backward through segment ids and scatter_reduce
+// (segment_reduce_kernel.cpp): they ran eagerly.
+void RegisterSegmentReduceKernels();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
