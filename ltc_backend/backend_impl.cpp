@@ -351,6 +351,7 @@ void InitBackend() {
     RegisterGridSampleKernel();
     RegisterLinspaceKernels();
     RegisterSegmentReduceKernels();
+    RegisterMultinomialKernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

@@ -84,6 +84,9 @@ void RegisterLinspaceKernels();
 // segment_reduce and its backward through segment ids and scatter_reduce
 // (segment_reduce_kernel.cpp): they ran eagerly.
 void RegisterSegmentReduceKernels();
+// multinomial with eager's algorithms on the lazy generator
+// (multinomial_kernel.cpp): it ran eagerly.
+void RegisterMultinomialKernel();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.

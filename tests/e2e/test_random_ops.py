@@ -311,3 +311,39 @@ def test_rrelu_evaluation_is_leaky_relu_with_the_mean_slope():
     got = lazy_sample(lambda t: torch.nn.functional.rrelu(t, 0.1, 0.3, training=False), x)
     torch.testing.assert_close(got, eager, rtol=0, atol=0)
     assert_all_native()
+
+
+@pytest.mark.parametrize("replacement", [True, False])
+def test_multinomial_frequencies_follow_the_probabilities(replacement):
+    # 4000 rows of 5 categories (one of probability 0): the first draw of
+    # each row is a sample of the distribution in both algorithms.
+    probs = torch.tensor([0.1, 0.0, 0.4, 0.2, 0.3])
+    rows = probs.repeat(4000, 1)
+    ltc_mlir.reset_metrics()
+    out = lazy_sample(lambda p: torch.multinomial(p, 3, replacement=replacement), rows)
+    assert out.dtype == torch.long and out.shape == (4000, 3)
+    assert not bool((out == 1).any()), "a zero-probability category was drawn"
+    if not replacement:
+        assert bool((out.sort(-1).values.diff(dim=-1) != 0).all()), "a category drawn twice"
+    counts = torch.bincount(out[:, 0], minlength=5).double()
+    n = out.size(0)
+    sigma = (n * probs.double() * (1 - probs.double())).sqrt()
+    assert bool(((counts - n * probs.double()).abs() <= 6 * sigma + 1e-9).all()), counts
+    assert_all_native()
+    assert eager_fallback_ops() == []
+
+
+def test_multinomial_one_dim_and_errors():
+    out = lazy_sample(lambda p: torch.multinomial(p, 2), torch.tensor([0.0, 1.0, 1.0]))
+    assert out.shape == (2,) and sorted(out.tolist()) == [1, 2]
+    for probs, kwargs, message in [
+            (torch.tensor([0.5, -0.1]), {}, "element < 0"),
+            (torch.tensor([0.5, float("nan")]), {}, "inf"),
+            (torch.tensor([0.0, 0.0]), {}, "sum of probabilities <= 0"),
+            (torch.tensor([0.5, -0.1]), dict(replacement=True), "probability entry < 0"),
+            (torch.tensor([0.5, 0.5]), {}, "cannot sample n_sample > prob_dist")]:
+        n = 3 if "n_sample >" in message else 2 if kwargs else 1
+        with pytest.raises(RuntimeError, match=message):
+            torch.multinomial(probs, n, **kwargs)
+        with pytest.raises(RuntimeError, match=message):
+            torch.multinomial(probs.to("lazy"), n, **kwargs)
