@@ -19,6 +19,11 @@
 //    eager's edges are (its rightmost bin closed, NaN and out-of-range
 //    elements skipped), counted by scatter_add. min == max takes the data's
 //    range: one sync reads it, as eager does.
+//  - histogram (bin count or edges tensor): the bin of an element is the
+//    number of edges <= it, minus one (eager's binary search; the last bin
+//    closed), counted or weighted by scatter_add; density divides by the
+//    total and the bin widths. Bin-count edges are linspace over the range
+//    (the data's, one sync, when none is given).
 // Argument errors are eager's: shapes run through Meta kernels, or cases
 // outside what is handled here take the eager fallback. The brute-force
 // comparisons are bounded (kMaxPairs); larger calls take the fallback too.
@@ -235,6 +240,77 @@ void Histc(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   ReturnBoxed(op, stack, at::slice_copy(counts, 0, 0, bins).to(type));
 }
 
+// Counts (or weights) of the elements of `self` in the bins of the 1-D
+// `edges`, eager's histogram.
+at::Tensor BinnedCounts(const at::Tensor& self, const at::Tensor& edges,
+                        const at::Tensor& weight, bool density) {
+  int64_t bins = edges.numel() - 1;
+  at::Tensor x = Flat(self);
+  at::Tensor first = at::slice_copy(edges, 0, 0, 1), last = at::slice_copy(edges, 0, bins, bins + 1);
+  at::Tensor inside = at::logical_and(at::ge(x, first), at::le(x, last));
+  at::Tensor bin = at::sub(InsertionPoints(edges, x, /*right=*/true, false), 1);
+  bin = at::where(inside, at::clamp(bin, 0, bins - 1), at::full_like(bin, bins));
+  at::Tensor amounts = weight.defined() ? Flat(weight) : at::ones_like(x);
+  at::Tensor hist = at::slice_copy(
+      at::scatter_add(at::zeros({bins + 1}, self.options()), 0, bin, amounts), 0, 0, bins);
+  if (!density) return hist;
+  at::Tensor widths = at::sub(at::slice_copy(edges, 0, 1, bins + 1), at::slice_copy(edges, 0, 0, bins));
+  return at::div(at::div(hist, at::sum(hist)), widths);
+}
+
+bool HistogramHandled(const at::Tensor& self, const at::Tensor& weight, int64_t edges) {
+  return at::isFloatingType(self.scalar_type()) && edges >= 2 &&
+         (!weight.defined() || (weight.scalar_type() == self.scalar_type() &&
+                                weight.sizes().equals(self.sizes()))) &&
+         self.numel() * edges <= kMaxPairs;
+}
+
+void ReturnHistogram(const c10::OperatorHandle& op, torch::jit::Stack* stack, at::Tensor hist,
+                     at::Tensor edges) {
+  torch::jit::drop(*stack, op.schema().arguments().size());
+  torch::jit::push(*stack, std::move(hist), std::move(edges));
+}
+
+// histogram.bins_tensor(self, bins, *, weight, density)
+void HistogramEdges(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor edges = BoxedArgument(op, *stack, 1).toTensor();
+  const c10::IValue& weightArg = BoxedArgument(op, *stack, 2);
+  at::Tensor weight = weightArg.isTensor() ? weightArg.toTensor() : at::Tensor();
+  bool density = BoxedArgument(op, *stack, 3).toBool();
+  if (edges.dim() != 1 || edges.scalar_type() != self.scalar_type() ||
+      !HistogramHandled(self, weight, edges.numel()))
+    return RunEagerFallback(op, stack);  // eager's result or error
+  ReturnHistogram(op, stack, BinnedCounts(self, edges, weight, density), edges.clone());
+}
+
+// histogram.bin_ct(self, bins, *, range, weight, density)
+void HistogramBinCount(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  int64_t bins = BoxedArgument(op, *stack, 1).toInt();
+  const c10::IValue& rangeArg = BoxedArgument(op, *stack, 2);
+  const c10::IValue& weightArg = BoxedArgument(op, *stack, 3);
+  at::Tensor weight = weightArg.isTensor() ? weightArg.toTensor() : at::Tensor();
+  bool density = BoxedArgument(op, *stack, 4).toBool();
+  if (bins <= 0 || !HistogramHandled(self, weight, bins + 1)) return RunEagerFallback(op, stack);
+  double lo = 0.0, hi = 1.0;  // numpy's default range of an empty input
+  if (!rangeArg.isNone()) {
+    std::vector<double> range = rangeArg.toDoubleVector();
+    if (range.size() != 2) return RunEagerFallback(op, stack);
+    lo = range[0], hi = range[1];
+  } else if (self.numel() > 0) {
+    auto extrema = at::aminmax(self);  // one sync (eager's .item() calls)
+    at::Tensor r = at::stack({std::get<0>(extrema), std::get<1>(extrema)}).to(at::kDouble).cpu();
+    lo = r[0].item<double>(), hi = r[1].item<double>();
+  }
+  if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) return RunEagerFallback(op, stack);
+  if (lo == hi) lo -= 0.5, hi += 0.5;
+  at::Tensor edges = at::linspace(lo, hi, bins + 1, self.options());
+  ReturnHistogram(op, stack, BinnedCounts(self, edges, weight, density), edges);
+}
+
 }  // namespace
 
 void RegisterSearchKernels() {
@@ -250,6 +326,8 @@ void RegisterSearchKernels() {
   lib->impl("index_reduce", torch::CppFunction::makeFromBoxedFunction<&IndexReduce>());
   lib->impl("renorm", torch::CppFunction::makeFromBoxedFunction<&Renorm>());
   lib->impl("histc", torch::CppFunction::makeFromBoxedFunction<&Histc>());
+  lib->impl("histogram.bins_tensor", torch::CppFunction::makeFromBoxedFunction<&HistogramEdges>());
+  lib->impl("histogram.bin_ct", torch::CppFunction::makeFromBoxedFunction<&HistogramBinCount>());
 }
 
 }  // namespace backend

@@ -123,6 +123,29 @@ def test_histc_skips_nan_and_counts_bfloat16_exactly():
     assert_all_native()
 
 
+HX = torch.randn(3, 500, generator=gen(10))
+HW = torch.rand(3, 500, generator=gen(11))
+
+
+@pytest.mark.parametrize("args,kwargs", [
+    ((10,), {}), ((7,), dict(range=(-1.0, 1.0))), ((5,), dict(weight=HW)),
+    ((13,), dict(density=True)), ((6,), dict(range=(-2.0, 2.5), weight=HW, density=True)),
+    ((torch.tensor([-1.0, -0.5, 0.0, 2.0]),), {}),
+    ((torch.tensor([-3.0, 0.0, 0.1, 5.0]),), dict(weight=HW, density=True)),
+])
+def test_histogram_matches_eager(args, kwargs):
+    # Bin counts (data range: one sync) or given edges, weights, density.
+    eager = torch.histogram(HX, *args, **kwargs)
+    to_lazy = lambda v: v.to("lazy") if isinstance(v, torch.Tensor) else v
+    lazy = torch.histogram(HX.to("lazy"), *map(to_lazy, args),
+                           **{k: to_lazy(v) for k, v in kwargs.items()})
+    torch._lazy.mark_step()
+    for e, l in zip(eager, lazy):
+        torch.testing.assert_close(l.cpu(), e, rtol=1e-5, atol=1e-6)
+    assert eager_fallback_ops() == []
+    assert_all_native()
+
+
 def test_histc_errors_are_eagers():
     for kwargs, message in [(dict(bins=0), "bins must be > 0"),
                             (dict(bins=3, min=2, max=1), "max must be larger than min"),
