@@ -352,6 +352,7 @@ void InitBackend() {
     RegisterLinspaceKernels();
     RegisterSegmentReduceKernels();
     RegisterMultinomialKernel();
+    RegisterLstsqKernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

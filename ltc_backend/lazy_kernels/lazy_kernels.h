@@ -87,6 +87,9 @@ void RegisterSegmentReduceKernels();
 // multinomial with eager's algorithms on the lazy generator
 // (multinomial_kernel.cpp): it ran eagerly.
 void RegisterMultinomialKernel();
+// linalg_lstsq as pinv(A) B with each driver's rank, singular values and
+// residuals, on the AutogradLazy key (lstsq_kernel.cpp): it ran eagerly.
+void RegisterLstsqKernel();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
