@@ -353,6 +353,7 @@ void InitBackend() {
     RegisterSegmentReduceKernels();
     RegisterMultinomialKernel();
     RegisterLstsqKernel();
+    RegisterMatrixExpKernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();

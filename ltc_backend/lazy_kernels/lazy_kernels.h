@@ -90,6 +90,9 @@ void RegisterMultinomialKernel();
 // linalg_lstsq as pinv(A) B with each driver's rank, singular values and
 // residuals, on the AutogradLazy key (lstsq_kernel.cpp): it ran eagerly.
 void RegisterLstsqKernel();
+// linalg_matrix_exp by scaling and squaring a Taylor polynomial (one sync
+// for the norm; matrix_exp_kernel.cpp): it ran eagerly.
+void RegisterMatrixExpKernel();
 
 // nonzero, masked_select and masked_scatter_ as lazy ops after one sync for
 // the mask's count (mask_kernels.cpp): they ran through the eager fallback.
