@@ -106,49 +106,36 @@ at::Tensor FractionalMaxPoolBackward(const at::Tensor& grad, const at::Tensor& s
   return at::view_copy(result, self.sizes());
 }
 
-// Other dtypes: eager's own call on host copies, for its error.
-bool Handled(const at::Tensor& self) { return at::isFloatingType(self.scalar_type()); }
+// fractional_max_pool2d or 3d on any device (the Meta kernel's checks and
+// shapes; on host copies, eager's result or error for other dtypes).
+std::tuple<at::Tensor, at::Tensor> EagerPool(const at::Tensor& self, at::IntArrayRef kernel,
+                                             at::IntArrayRef outputSize,
+                                             const at::Tensor& samples, int64_t dims) {
+  return dims == 2 ? at::fractional_max_pool2d(self, kernel, outputSize, samples)
+                   : at::fractional_max_pool3d(self, kernel, outputSize, samples);
+}
 
-std::tuple<at::Tensor, at::Tensor> FractionalMaxPool2d(const at::Tensor& self,
+template <int64_t Dims>
+std::tuple<at::Tensor, at::Tensor> FractionalMaxPoolNd(const at::Tensor& self,
                                                        at::IntArrayRef kernel,
                                                        at::IntArrayRef outputSize,
                                                        const at::Tensor& samples) {
-  auto meta = at::fractional_max_pool2d(Meta(self), kernel, outputSize, Meta(samples));
-  if (!Handled(self)) {
-    auto eager = at::fractional_max_pool2d(self.cpu(), kernel, outputSize, samples.cpu());
+  auto meta = EagerPool(Meta(self), kernel, outputSize, Meta(samples), Dims);
+  if (!at::isFloatingType(self.scalar_type())) {
+    auto eager = EagerPool(self.cpu(), kernel, outputSize, samples.cpu(), Dims);
     return {std::get<0>(eager).to(self.device()), std::get<1>(eager).to(self.device())};
   }
   if (self.numel() == 0)  // nothing to pool: eager's (empty) shapes
     return {at::empty(std::get<0>(meta).sizes(), self.options()),
             at::empty(std::get<1>(meta).sizes(), self.options().dtype(at::kLong))};
-  return FractionalMaxPool(self, kernel, outputSize, samples, 2);
+  return FractionalMaxPool(self, kernel, outputSize, samples, Dims);
 }
 
-std::tuple<at::Tensor, at::Tensor> FractionalMaxPool3d(const at::Tensor& self,
-                                                       at::IntArrayRef kernel,
-                                                       at::IntArrayRef outputSize,
-                                                       const at::Tensor& samples) {
-  auto meta = at::fractional_max_pool3d(Meta(self), kernel, outputSize, Meta(samples));
-  if (!Handled(self)) {
-    auto eager = at::fractional_max_pool3d(self.cpu(), kernel, outputSize, samples.cpu());
-    return {std::get<0>(eager).to(self.device()), std::get<1>(eager).to(self.device())};
-  }
-  if (self.numel() == 0)  // nothing to pool: eager's (empty) shapes
-    return {at::empty(std::get<0>(meta).sizes(), self.options()),
-            at::empty(std::get<1>(meta).sizes(), self.options().dtype(at::kLong))};
-  return FractionalMaxPool(self, kernel, outputSize, samples, 3);
-}
-
-at::Tensor FractionalMaxPool2dBackward(const at::Tensor& grad, const at::Tensor& self,
+template <int64_t Dims>
+at::Tensor FractionalMaxPoolNdBackward(const at::Tensor& grad, const at::Tensor& self,
                                        at::IntArrayRef, at::IntArrayRef,
                                        const at::Tensor& indices) {
-  return FractionalMaxPoolBackward(grad, self, indices, 2);
-}
-
-at::Tensor FractionalMaxPool3dBackward(const at::Tensor& grad, const at::Tensor& self,
-                                       at::IntArrayRef, at::IntArrayRef,
-                                       const at::Tensor& indices) {
-  return FractionalMaxPoolBackward(grad, self, indices, 3);
+  return FractionalMaxPoolBackward(grad, self, indices, Dims);
 }
 
 }  // namespace
@@ -157,10 +144,10 @@ void RegisterFractionalPoolKernels() {
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;
-  lib->impl("fractional_max_pool2d", TORCH_FN(FractionalMaxPool2d));
-  lib->impl("fractional_max_pool3d", TORCH_FN(FractionalMaxPool3d));
-  lib->impl("fractional_max_pool2d_backward", TORCH_FN(FractionalMaxPool2dBackward));
-  lib->impl("fractional_max_pool3d_backward", TORCH_FN(FractionalMaxPool3dBackward));
+  lib->impl("fractional_max_pool2d", TORCH_FN(FractionalMaxPoolNd<2>));
+  lib->impl("fractional_max_pool3d", TORCH_FN(FractionalMaxPoolNd<3>));
+  lib->impl("fractional_max_pool2d_backward", TORCH_FN(FractionalMaxPoolNdBackward<2>));
+  lib->impl("fractional_max_pool3d_backward", TORCH_FN(FractionalMaxPoolNdBackward<3>));
 }
 
 }  // namespace backend

@@ -215,6 +215,8 @@ def test_fractional_max_pool_with_given_samples_matches_eager(dims):
 
     eager = run("cpu")
     ltc_mlir.reset_metrics()
+    import torch._lazy.metrics as lazy_metrics
+    lazy_metrics.reset()
     lazy = run("lazy")
     torch.testing.assert_close(lazy[0], eager[0], rtol=0, atol=0)
     torch.testing.assert_close(lazy[1], eager[1], rtol=1e-6, atol=1e-6)

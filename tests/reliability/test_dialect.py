@@ -96,18 +96,17 @@ def test_every_lazy_kernel_op_parses_and_verifies(tmp_path):
 
 
 def test_op_without_lowering_is_named_and_the_graph_falls_back():
-    # grid_sampler_2d has a lazy kernel in torch 1.13 (so it is in the
-    # graph) and no lowering: it parses and verifies, the conversion names it
-    # and the whole graph runs in TorchScript.
-    a, grid = torch.randn(1, 2, 4, 4), torch.rand(1, 3, 3, 2) * 2 - 1
-    eager, lazy = run_both(lambda x, g: F.grid_sample(x * 2.0, g, align_corners=False) + 1.0,
-                           a, grid)
-    torch.testing.assert_close(lazy, eager, rtol=1e-5, atol=1e-5)
+    # An integer convolution is in the graph (convolution has a lazy kernel)
+    # and has no lowering (float only): it parses and verifies, the
+    # conversion names it and that part of the graph runs in ATen.
+    a, w = torch.randint(-3, 3, (1, 2, 5, 5)), torch.randint(-2, 2, (3, 2, 3, 3))
+    eager, lazy = run_both(lambda x, k: F.conv2d(x * 2, k) + 1, a, w)
+    torch.testing.assert_close(lazy, eager, rtol=0, atol=0)
     m = ltc_mlir.metrics()
     assert m["fallback_graph_count"] == 1, m
     assert m["native_execute_count"] == 0, m
     (reason,) = m["fallback_reasons"]
-    assert "unsupported aten::grid_sampler_2d" in reason, reason
+    assert "unsupported aten::convolution" in reason, reason
     # A known limit, not a compiler bug: no reproducer file (the dump dir,
     # LTC_MLIR_DUMP_DIR, has the module when wanted).
     assert "[reproducer: " not in reason, reason
