@@ -2,6 +2,16 @@
 // kernel registered for the Lazy key, so that no LTC kernel ever sees a CPU
 // tensor it would abort on. The replaced kernel is kept and called after the
 // check; boxing costs about a microsecond per op (docs/architecture.md).
+//
+// For the matrix products, convolution, layer/group norm, cross, prelu,
+// BCE, NLL and the softmax backwards it also checks that the floating
+// operands share a dtype: eager's CPU kernels raise ("expected scalar type
+// Float but found Double"), LTC's kernels computed anyway (mm gave f32, bmm
+// f64, F.linear without bias f32, layer norm with f64 parameters f32) or
+// the graph failed later inside TorchScript. On a mismatch the op runs on
+// empty CPU tensors of the same shapes and dtypes, which raises eager's own
+// message (where eager accepts the mix, the op then proceeds).
+#include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include <cstdlib>
@@ -15,19 +25,65 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
+// Whether the op's floating tensor arguments have more than one dtype.
+bool MixedFloatingDtypes(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  c10::optional<at::ScalarType> seen;
+  for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
+    const c10::IValue& v = BoxedArgument(op, stack, i);
+    if (!v.isTensor() || !v.toTensor().defined()) continue;
+    at::ScalarType t = v.toTensor().scalar_type();
+    if (!at::isFloatingType(t)) continue;
+    if (seen && *seen != t) return true;
+    seen = t;
+  }
+  return false;
+}
+
+// Runs the op on empty CPU tensors shaped and typed as its arguments:
+// eager's checks raise their own errors.
+void RunEagerChecks(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  torch::jit::Stack probe;
+  for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
+    const c10::IValue& v = BoxedArgument(op, stack, i);
+    if (v.isTensor() && v.toTensor().defined()) {
+      const at::Tensor& t = v.toTensor();
+      probe.emplace_back(at::empty(t.sizes(), t.options().device(at::kCPU)));
+    } else {
+      probe.push_back(v);
+    }
+  }
+  op.callBoxed(&probe);
+}
+
 class DeviceCheckedKernel final : public c10::OperatorKernel {
  public:
-  explicit DeviceCheckedKernel(c10::KernelFunction inner) : inner_(std::move(inner)) {}
+  DeviceCheckedKernel(c10::KernelFunction inner, bool sameDtype)
+      : inner_(std::move(inner)), sameDtype_(sameDtype) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     CheckOperandDevices(op, *stack);
+    if (sameDtype_ && MixedFloatingDtypes(op, *stack)) RunEagerChecks(op, *stack);
     inner_.callBoxed(op, keys, stack);
   }
 
  private:
   c10::KernelFunction inner_;
+  bool sameDtype_;
 };
+
+// Ops whose CPU kernels require one dtype for their floating operands.
+bool NeedsOneDtype(const c10::OperatorName& name) {
+  static const char* const kOps[] = {
+      "aten::mm", "aten::bmm", "aten::mv", "aten::dot", "aten::vdot", "aten::addmv",
+      "aten::addmm", "aten::baddbmm", "aten::addbmm", "aten::convolution",
+      "aten::_convolution", "aten::linalg_cross", "aten::prelu", "aten::binary_cross_entropy",
+      "aten::nll_loss_forward", "aten::native_layer_norm", "aten::native_group_norm",
+      "aten::_softmax_backward_data", "aten::_log_softmax_backward_data"};
+  for (const char* op : kOps)
+    if (name.name == op) return true;
+  return false;
+}
 
 // Ops whose job is to move data between devices.
 bool MovesBetweenDevices(const c10::OperatorName& name) {
@@ -55,7 +111,7 @@ size_t InstallLazyDeviceGuard() {
     std::string short_name = name.name.substr(6);
     if (!name.overload_name.empty()) short_name += "." + name.overload_name;
     lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<DeviceCheckedKernel>(std::move(inner))));
+                                      std::make_unique<DeviceCheckedKernel>(std::move(inner), NeedsOneDtype(name))));
     ++wrapped;
   }
   return wrapped;
