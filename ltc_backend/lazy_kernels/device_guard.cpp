@@ -91,9 +91,33 @@ bool MovesBetweenDevices(const c10::OperatorName& name) {
          name.name == "aten::_to_copy";
 }
 
+// F.group_norm and F.batch_norm are composites on the lazy device (1.13's
+// group_norm goes through batch_norm + mul), so the Lazy-key check above
+// never sees them: with f64 parameters on an f32 input they promoted or
+// computed where eager's kernels raise. Here, for f32/f64 inputs, parameters
+// of another floating dtype get the probe. (Eager accepts f32 parameters on
+// bf16/f16 inputs, so those are not probed: the probe would run the norm.)
+class NormParameterCheck final : public c10::OperatorKernel {
+ public:
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    const c10::IValue& input = BoxedArgument(op, *stack, 0);
+    if (input.isTensor() && (input.toTensor().scalar_type() == at::kFloat ||
+                             input.toTensor().scalar_type() == at::kDouble) &&
+        MixedFloatingDtypes(op, *stack))
+      RunEagerChecks(op, *stack);
+    op.redispatchBoxed(RegularAutogradKeys(keys), stack);
+  }
+};
+
 }  // namespace
 
 size_t InstallLazyDeviceGuard() {
+  static torch::Library* norms = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  for (const char* op : {"group_norm", "batch_norm"})
+    norms->impl(op, torch::CppFunction::makeFromBoxedFunctor(
+                        std::make_unique<NormParameterCheck>()));
   // Off only to measure what it costs (benchmarks/lazy_guard_overhead.py).
   const char* env = std::getenv("LTC_MLIR_DEVICE_GUARD");
   if (env != nullptr && std::string(env) == "0") return 0;

@@ -26,6 +26,8 @@ CASES = {
     "conv2d": lambda d: F.conv2d(A[None, None].to(d), B[None, None].to(d)),
     "conv_transpose2d": lambda d: F.conv_transpose2d(A[None, None].to(d), B[None, None].to(d)),
     "layer_norm_f64_weight": lambda d: F.layer_norm(A.to(d), (3,), VD.to(d)),
+    "group_norm_f64_weight": lambda d: F.group_norm(A[None].to(d), 1, VD.to(d)),
+    "batch_norm_f64_weight": lambda d: F.batch_norm(A.to(d), V.to(d), V.abs().to(d), VD.to(d), V.to(d)),
     "cross": lambda d: torch.cross(A.to(d), B.to(d)),
     "prelu": lambda d: F.prelu(A.to(d), torch.tensor([0.2], dtype=torch.float64).to(d)),
     "binary_cross_entropy": lambda d: F.binary_cross_entropy(A.sigmoid().to(d), B.sigmoid().to(d)),
@@ -40,6 +42,16 @@ def test_mixed_dtypes_raise_eagers_error(name):
     with pytest.raises(RuntimeError) as lazy:
         CASES[name]("lazy").cpu()
     assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
+
+
+def test_reduced_precision_input_with_f32_norm_parameters_still_runs():
+    # Eager accepts f32 batch-norm parameters on a bf16 input: so does lazy.
+    x = torch.randn(4, 3, generator=g).bfloat16()
+    w, b = torch.ones(3), torch.zeros(3)
+    eager = F.batch_norm(x, None, None, w, b, training=True)
+    lazy = F.batch_norm(x.to("lazy"), None, None, w.to("lazy"), b.to("lazy"), training=True).cpu()
+    assert lazy.dtype == eager.dtype
+    torch.testing.assert_close(lazy.float(), eager.float(), rtol=2e-2, atol=2e-2)
 
 
 def test_one_dtype_still_compiles():
