@@ -19,6 +19,11 @@
 
 namespace ltc_mlir {
 namespace backend {
+
+at::Tensor MetaLike(const at::Tensor& t) {
+  if (!t.defined()) return t;
+  return at::empty(t.sizes(), t.options().device(c10::kMeta));
+}
 namespace {
 
 using torch::lazy::hash_t;
@@ -66,7 +71,7 @@ at::Tensor MetaTwin(const at::Tensor& t) {
   // type promotion), and meta kernels written in Python assert that wrapped
   // numbers are on the CPU. Meta kernels accept CPU scalars.
   if (t.unsafeGetTensorImpl()->is_wrapped_number()) return t;
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
+  return MetaLike(t);
 }
 
 c10::IValue MetaArgument(const c10::IValue& v) {

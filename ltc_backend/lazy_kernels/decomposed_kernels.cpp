@@ -52,11 +52,6 @@ void Return(const c10::OperatorHandle& op, torch::jit::Stack* stack,
   for (at::Tensor& r : results) torch::jit::push(*stack, std::move(r));
 }
 
-at::Tensor Meta(const at::Tensor& t) {
-  if (!t.defined()) return t;
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
-}
-
 // A host tensor as a lazy graph input on `like`'s device.
 at::Tensor ToLazy(const at::Tensor& host, const at::Tensor& like) {
   torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(like);
@@ -113,7 +108,7 @@ void Im2col(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::vector<int64_t> p = Arg(op, *stack, 3).toIntVector();
   std::vector<int64_t> s = Arg(op, *stack, 4).toIntVector();
   // The eager argument checks and result shape ([N,] C*K, L).
-  at::Tensor shape = at::im2col(Meta(self), k, d, p, s);
+  at::Tensor shape = at::im2col(MetaLike(self), k, d, p, s);
   if (shape.numel() == 0) return Return(op, stack, {at::zeros(shape.sizes(), self.options())});
   const bool batched = self.dim() == 4;
   const int64_t n = batched ? self.size(0) : 1, c = self.size(-3);
@@ -138,7 +133,7 @@ void Col2im(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                            std::make_pair("stride", &s)})
     TORCH_CHECK(list.second->size() == 2, "It is expected ", list.first,
                 " equals to 2, but got size ", list.second->size());
-  at::native::col2im_shape_check(Meta(self), at::Tensor(), size[0], size[1], k[0], k[1], d[0],
+  at::native::col2im_shape_check(MetaLike(self), at::Tensor(), size[0], size[1], k[0], k[1], d[0],
                                  d[1], p[0], p[1], s[0], s[1]);
   const bool batched = self.dim() == 3;
   const int64_t n = batched ? self.size(0) : 1, c = self.size(-2) / (k[0] * k[1]);
@@ -181,12 +176,11 @@ at::Tensor FlatSelf(const at::Tensor& self) {
 
 at::Tensor FlatTarget(const at::Tensor& target) { return at::view_copy(target, {target.numel()}); }
 
-at::Tensor OptionalTensor(const c10::IValue& v) { return v.isNone() ? at::Tensor() : v.toTensor(); }
 
 void NllLoss2dForward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   const at::Tensor self = Arg(op, *stack, 0).toTensor();
   const at::Tensor target = Arg(op, *stack, 1).toTensor();
-  const at::Tensor weight = OptionalTensor(Arg(op, *stack, 2));
+  const at::Tensor weight = OptionalTensorArgument(Arg(op, *stack, 2));
   const int64_t reduction = Arg(op, *stack, 3).toInt();
   const int64_t ignore_index = Arg(op, *stack, 4).toInt();
   CheckNllLoss2d(self, target, weight);
@@ -202,7 +196,7 @@ void NllLoss2dBackward(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
   const at::Tensor grad = Arg(op, *stack, 0).toTensor();
   const at::Tensor self = Arg(op, *stack, 1).toTensor();
   const at::Tensor target = Arg(op, *stack, 2).toTensor();
-  const at::Tensor weight = OptionalTensor(Arg(op, *stack, 3));
+  const at::Tensor weight = OptionalTensorArgument(Arg(op, *stack, 3));
   const int64_t reduction = Arg(op, *stack, 4).toInt();
   const int64_t ignore_index = Arg(op, *stack, 5).toInt();
   const at::Tensor total_weight = Arg(op, *stack, 6).toTensor();
@@ -332,7 +326,7 @@ void UpsampleBicubic2d(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
   std::vector<int64_t> size = Arg(op, *stack, 1).toIntVector();
   const bool align_corners = Arg(op, *stack, 2).toBool();
   auto sh = OptionalDouble(Arg(op, *stack, 3)), sw = OptionalDouble(Arg(op, *stack, 4));
-  at::Tensor shape = at::upsample_bicubic2d(Meta(self), size, align_corners, sh, sw);
+  at::Tensor shape = at::upsample_bicubic2d(MetaLike(self), size, align_corners, sh, sw);
   if ((self.scalar_type() != at::kFloat && self.scalar_type() != at::kDouble) ||
       self.numel() == 0)
     return RunEagerFallback(op, stack);
@@ -347,7 +341,7 @@ void UpsampleBicubic2dBackward(const c10::OperatorHandle& op, torch::jit::Stack*
   const bool align_corners = Arg(op, *stack, 3).toBool();
   auto sh = OptionalDouble(Arg(op, *stack, 4)), sw = OptionalDouble(Arg(op, *stack, 5));
   at::Tensor shape =
-      at::upsample_bicubic2d_backward(Meta(grad), size, input_size, align_corners, sh, sw);
+      at::upsample_bicubic2d_backward(MetaLike(grad), size, input_size, align_corners, sh, sw);
   if ((grad.scalar_type() != at::kFloat && grad.scalar_type() != at::kDouble) ||
       grad.numel() == 0 || shape.numel() == 0)
     return RunEagerFallback(op, stack);
@@ -380,7 +374,7 @@ MarginArgs GetMarginArgs(const at::Tensor& self, const at::Tensor& target, const
               self.sizes());
   TORCH_CHECK(target.dim() <= 1 && target.numel() == a.frames,
               "inconsistent target size, expected ", a.frames, " but got ", target.sizes());
-  a.weight = OptionalTensor(weight);
+  a.weight = OptionalTensorArgument(weight);
   if (a.weight.defined())
     TORCH_CHECK(a.weight.dim() <= 1 && a.weight.numel() == a.classes,
                 "inconsistent weight size, expected ", a.classes, " but got ", a.weight.sizes());

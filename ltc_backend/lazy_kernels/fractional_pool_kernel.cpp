@@ -23,10 +23,6 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-at::Tensor Meta(const at::Tensor& t) {
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
-}
-
 // (S - k) / (o - 1) computed in `type`, as eager's scalar_t arithmetic.
 double Alpha(int64_t inputSize, int64_t poolSize, int64_t outputSize, at::ScalarType type) {
   at::TensorOptions options = at::TensorOptions().dtype(type);
@@ -120,7 +116,7 @@ std::tuple<at::Tensor, at::Tensor> FractionalMaxPoolNd(const at::Tensor& self,
                                                        at::IntArrayRef kernel,
                                                        at::IntArrayRef outputSize,
                                                        const at::Tensor& samples) {
-  auto meta = EagerPool(Meta(self), kernel, outputSize, Meta(samples), Dims);
+  auto meta = EagerPool(MetaLike(self), kernel, outputSize, MetaLike(samples), Dims);
   if (!at::isFloatingType(self.scalar_type())) {
     auto eager = EagerPool(self.cpu(), kernel, outputSize, samples.cpu(), Dims);
     return {std::get<0>(eager).to(self.device()), std::get<1>(eager).to(self.device())};

@@ -30,15 +30,11 @@ const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& s
   return stack[stack.size() - op.schema().arguments().size() + i];
 }
 
-at::Tensor MetaOf(const at::Tensor& t) {
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
-}
-
 c10::List<c10::optional<at::Tensor>> MetaIndices(const c10::IValue& indices) {
   c10::List<c10::optional<at::Tensor>> meta;
   for (const c10::IValue& e : indices.toListRef())
     meta.push_back(e.isTensor() && e.toTensor().defined()
-                       ? c10::optional<at::Tensor>(MetaOf(e.toTensor()))
+                       ? c10::optional<at::Tensor>(MetaLike(e.toTensor()))
                        : c10::nullopt);
   return meta;
 }
@@ -57,7 +53,7 @@ bool HasMask(const c10::IValue& indices) {
 // bad indices ("too many indices", non-integer dtypes, shapes that do not
 // broadcast).
 at::Tensor MetaIndexResult(const at::Tensor& self, const c10::IValue& indices) {
-  return at::index(MetaOf(self), MetaIndices(indices));
+  return at::index(MetaLike(self), MetaIndices(indices));
 }
 
 // index.Tensor(self, indices)

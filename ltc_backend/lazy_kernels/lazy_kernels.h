@@ -154,6 +154,10 @@ inline c10::DispatchKeySet RegularAutogradKeys(c10::DispatchKeySet ks) {
          c10::DispatchKeySet(c10::DispatchKey::AutogradOther);
 }
 
+// A meta tensor with t's sizes and dtype, for running eager's checks and
+// shape logic (undefined stays undefined; aten_op_node.cpp).
+at::Tensor MetaLike(const at::Tensor& t);
+
 // The eager fallback for one call (what an op without a Lazy kernel gets).
 void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 
@@ -161,6 +165,11 @@ void RunEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack);
 inline const c10::IValue& BoxedArgument(const c10::OperatorHandle& op,
                                         const torch::jit::Stack& stack, size_t i) {
   return stack[stack.size() - op.schema().arguments().size() + i];
+}
+
+// A Tensor? argument of a boxed call: the tensor, or undefined for None.
+inline at::Tensor OptionalTensorArgument(const c10::IValue& v) {
+  return v.isTensor() ? v.toTensor() : at::Tensor();
 }
 
 // Replaces a boxed call's arguments on `stack` by its one result.

@@ -17,7 +17,7 @@ namespace backend {
 namespace {
 
 at::Tensor Rot90(const at::Tensor& self, int64_t k, at::IntArrayRef dims) {
-  at::rot90(at::empty(self.sizes(), self.options().device(at::kMeta)), k, dims);
+  at::rot90(MetaLike(self), k, dims);
   const int64_t d0 = c10::maybe_wrap_dim(dims[0], self.dim());
   const int64_t d1 = c10::maybe_wrap_dim(dims[1], self.dim());
   std::vector<int64_t> order(self.dim());

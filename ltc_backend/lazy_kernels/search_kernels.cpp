@@ -44,10 +44,6 @@ namespace {
 // At most this many element pairs compared by isin/searchsorted in a graph.
 constexpr int64_t kMaxPairs = int64_t{1} << 26;
 
-at::Tensor Meta(const at::Tensor& t) {
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
-}
-
 at::Tensor Flat(const at::Tensor& t) { return at::view_copy(t, {t.numel()}); }
 
 void CountNonzero(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
@@ -63,7 +59,7 @@ void IsinTensorTensor(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Tensor elements = BoxedArgument(op, *stack, 0).toTensor();
   at::Tensor test = BoxedArgument(op, *stack, 1).toTensor();
   bool invert = BoxedArgument(op, *stack, 3).toBool();
-  at::isin(Meta(elements), Meta(test), false, invert);  // eager's checks
+  at::isin(MetaLike(elements), MetaLike(test), false, invert);  // eager's checks
   if (elements.numel() * std::max<int64_t>(test.numel(), 1) > kMaxPairs)
     return RunEagerFallback(op, stack);
   at::Tensor found =
@@ -159,7 +155,7 @@ void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Tensor source = BoxedArgument(op, *stack, 3).toTensor();
   std::string reduce = BoxedArgument(op, *stack, 4).toStringRef();
   bool includeSelf = BoxedArgument(op, *stack, 5).toBool();
-  at::index_reduce(Meta(self), dim, Meta(index), Meta(source), reduce, includeSelf);
+  at::index_reduce(MetaLike(self), dim, MetaLike(index), MetaLike(source), reduce, includeSelf);
   // 0-dim self and source act as one-element vectors.
   std::vector<int64_t> selfShape = self.sizes().vec();
   if (self.dim() == 0) self = at::view_copy(self, {1});
@@ -180,7 +176,7 @@ void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Scalar p = BoxedArgument(op, *stack, 1).toScalar();
   int64_t dim = BoxedArgument(op, *stack, 2).toInt();
   at::Scalar maxnorm = BoxedArgument(op, *stack, 3).toScalar();
-  at::renorm(Meta(self), p, dim, maxnorm);  // eager's checks
+  at::renorm(MetaLike(self), p, dim, maxnorm);  // eager's checks
   if (!at::isFloatingType(self.scalar_type()) || self.dim() == 0)
     return RunEagerFallback(op, stack);
   dim = c10::maybe_wrap_dim(dim, self.dim());
@@ -194,6 +190,14 @@ void Renorm(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
                                 at::div(at::full_like(norm, limit), at::add(norm, 1e-7)),
                                 at::ones_like(norm));
   ReturnBoxed(op, stack, at::mul(self, factor.to(self.scalar_type())));
+}
+
+// The smallest and largest element of a non-empty self, read with one sync
+// (eager reads them with two .item() calls).
+std::pair<double, double> DataRange(const at::Tensor& self) {
+  auto extrema = at::aminmax(self);
+  at::Tensor range = at::stack({std::get<0>(extrema), std::get<1>(extrema)}).cpu();
+  return {range[0].item<double>(), range[1].item<double>()};
 }
 
 // A double rounded to `type` (and back), as eager's edges are stored.
@@ -212,12 +216,7 @@ void Histc(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (!at::isFloatingType(type)) return RunEagerFallback(op, stack);  // eager's dtype error
   TORCH_CHECK(bins > 0, "torch.histogram(): bins must be > 0, but got ", bins,
               " for dimension 0");
-  if (lo == hi && self.numel() > 0) {
-    auto extrema = at::aminmax(self);  // one sync (eager's .item() calls)
-    at::Tensor range = at::stack({std::get<0>(extrema), std::get<1>(extrema)}).cpu();
-    lo = range[0].item<double>();
-    hi = range[1].item<double>();
-  }
+  if (lo == hi && self.numel() > 0) std::tie(lo, hi) = DataRange(self);
   if (lo == hi) {
     lo -= 1;
     hi += 1;
@@ -276,8 +275,7 @@ void HistogramEdges(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
   at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
   at::Tensor edges = BoxedArgument(op, *stack, 1).toTensor();
-  const c10::IValue& weightArg = BoxedArgument(op, *stack, 2);
-  at::Tensor weight = weightArg.isTensor() ? weightArg.toTensor() : at::Tensor();
+  at::Tensor weight = OptionalTensorArgument(BoxedArgument(op, *stack, 2));
   bool density = BoxedArgument(op, *stack, 3).toBool();
   if (edges.dim() != 1 || edges.scalar_type() != self.scalar_type() ||
       !HistogramHandled(self, weight, edges.numel()))
@@ -291,8 +289,7 @@ void HistogramBinCount(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
   at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
   int64_t bins = BoxedArgument(op, *stack, 1).toInt();
   const c10::IValue& rangeArg = BoxedArgument(op, *stack, 2);
-  const c10::IValue& weightArg = BoxedArgument(op, *stack, 3);
-  at::Tensor weight = weightArg.isTensor() ? weightArg.toTensor() : at::Tensor();
+  at::Tensor weight = OptionalTensorArgument(BoxedArgument(op, *stack, 3));
   bool density = BoxedArgument(op, *stack, 4).toBool();
   if (bins <= 0 || !HistogramHandled(self, weight, bins + 1)) return RunEagerFallback(op, stack);
   double lo = 0.0, hi = 1.0;  // numpy's default range of an empty input
@@ -301,9 +298,7 @@ void HistogramBinCount(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
     if (range.size() != 2) return RunEagerFallback(op, stack);
     lo = range[0], hi = range[1];
   } else if (self.numel() > 0) {
-    auto extrema = at::aminmax(self);  // one sync (eager's .item() calls)
-    at::Tensor r = at::stack({std::get<0>(extrema), std::get<1>(extrema)}).to(at::kDouble).cpu();
-    lo = r[0].item<double>(), hi = r[1].item<double>();
+    std::tie(lo, hi) = DataRange(self);
   }
   if (!std::isfinite(lo) || !std::isfinite(hi) || lo > hi) return RunEagerFallback(op, stack);
   if (lo == hi) lo -= 0.5, hi += 0.5;

@@ -45,10 +45,6 @@ c10::optional<Reduction> ParseReduction(const std::string& name) {
   return c10::nullopt;
 }
 
-at::Tensor OptionalTensor(const c10::IValue& v) {
-  return v.isTensor() ? v.toTensor() : at::Tensor();
-}
-
 // Segment ids of every position of data along axis.
 struct Segments {
   int64_t axis = 0, count = 0;  // count: S
@@ -119,9 +115,9 @@ void SegmentReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
   at::Tensor data = BoxedArgument(op, *stack, 0).toTensor();
   c10::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 1).toStringRef());
-  at::Tensor lengths = OptionalTensor(BoxedArgument(op, *stack, 2));
-  at::Tensor indices = OptionalTensor(BoxedArgument(op, *stack, 3));
-  at::Tensor offsets = OptionalTensor(BoxedArgument(op, *stack, 4));
+  at::Tensor lengths = OptionalTensorArgument(BoxedArgument(op, *stack, 2));
+  at::Tensor indices = OptionalTensorArgument(BoxedArgument(op, *stack, 3));
+  at::Tensor offsets = OptionalTensorArgument(BoxedArgument(op, *stack, 4));
   int64_t axis = BoxedArgument(op, *stack, 5).toInt();
   bool unsafe = BoxedArgument(op, *stack, 6).toBool();
   const c10::IValue& initialArg = BoxedArgument(op, *stack, 7);
@@ -156,8 +152,8 @@ void SegmentReduceBackward(const c10::OperatorHandle& op, torch::jit::Stack* sta
   at::Tensor output = BoxedArgument(op, *stack, 1).toTensor();
   at::Tensor data = BoxedArgument(op, *stack, 2).toTensor();
   c10::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 3).toStringRef());
-  at::Tensor lengths = OptionalTensor(BoxedArgument(op, *stack, 4));
-  at::Tensor offsets = OptionalTensor(BoxedArgument(op, *stack, 5));
+  at::Tensor lengths = OptionalTensorArgument(BoxedArgument(op, *stack, 4));
+  at::Tensor offsets = OptionalTensorArgument(BoxedArgument(op, *stack, 5));
   int64_t axis = BoxedArgument(op, *stack, 6).toInt();
   const c10::IValue& initialArg = BoxedArgument(op, *stack, 7);
   if (!reduction) return RunEagerFallback(op, stack);

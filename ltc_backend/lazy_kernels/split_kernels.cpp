@@ -17,12 +17,6 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-// An empty meta tensor shaped like `t`: running the view op on it checks the
-// arguments with eager's own messages and gives the pieces' sizes.
-at::Tensor MetaTwin(const at::Tensor& t) {
-  return at::empty(t.sizes(), t.options().device(c10::kMeta));
-}
-
 std::vector<at::Tensor> SlicesLike(const at::Tensor& self, const std::vector<at::Tensor>& meta,
                                    int64_t dim) {
   dim = c10::maybe_wrap_dim(dim, self.dim());
@@ -38,16 +32,16 @@ std::vector<at::Tensor> SlicesLike(const at::Tensor& self, const std::vector<at:
 }
 
 std::vector<at::Tensor> SplitCopy(const at::Tensor& self, int64_t split_size, int64_t dim) {
-  return SlicesLike(self, at::split(MetaTwin(self), split_size, dim), dim);
+  return SlicesLike(self, at::split(MetaLike(self), split_size, dim), dim);
 }
 
 std::vector<at::Tensor> SplitWithSizesCopy(const at::Tensor& self, at::IntArrayRef split_sizes,
                                            int64_t dim) {
-  return SlicesLike(self, at::split_with_sizes(MetaTwin(self), split_sizes, dim), dim);
+  return SlicesLike(self, at::split_with_sizes(MetaLike(self), split_sizes, dim), dim);
 }
 
 std::vector<at::Tensor> UnbindCopy(const at::Tensor& self, int64_t dim) {
-  size_t count = at::unbind(MetaTwin(self), dim).size();
+  size_t count = at::unbind(MetaLike(self), dim).size();
   dim = c10::maybe_wrap_dim(dim, self.dim());
   std::vector<at::Tensor> pieces;
   pieces.reserve(count);
