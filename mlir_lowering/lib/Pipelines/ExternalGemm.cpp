@@ -71,6 +71,23 @@ bool isF32Shaped(Type type) {
   return shaped && shaped.hasStaticShape() && shaped.getElementType().isF32();
 }
 
+} // namespace
+
+bool ltc_mlir::isExternalGemmCandidate(linalg::LinalgOp op) {
+  if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+      !llvm::all_of(op->getOperandTypes(), isF32Shaped))
+    return false;
+  FailureOr<linalg::ContractionDimensions> dims = gemmDims(op);
+  if (failed(dims))
+    return false;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]],
+          k = ranges[dims->k[0]];
+  return m >= kMinDim && n >= kMinDim && k >= kMinDim && m * n * k >= kMinMacs;
+}
+
+namespace {
+
 struct SelectExternalGemmsPass
     : PassWrapper<SelectExternalGemmsPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SelectExternalGemmsPass)
@@ -84,18 +101,8 @@ struct SelectExternalGemmsPass
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> selected;
     getOperation().walk([&](linalg::LinalgOp op) {
-      if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
-          !llvm::all_of(op->getOperandTypes(), isF32Shaped))
-        return;
-      FailureOr<linalg::ContractionDimensions> dims = gemmDims(op);
-      if (failed(dims))
-        return;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]],
-              k = ranges[dims->k[0]];
-      if (m < kMinDim || n < kMinDim || k < kMinDim || m * n * k < kMinMacs)
-        return;
-      selected.push_back(op);
+      if (ltc_mlir::isExternalGemmCandidate(op))
+        selected.push_back(op);
     });
     Builder builder(&getContext());
     for (linalg::LinalgOp op : selected) {

@@ -19,7 +19,12 @@
 //                                         (d0,d1,d2) -> (d1,d0)], ...}
 //          ins(%x, %g) outs(%f)
 //
-// A transpose is folded only if the result stays friendly to the outer-
+// Transposes are linalg.transpose ops or linalg.generic ops that only copy
+// their input under a permutation (elementwise fusion turns some into
+// those). A contraction the runtime GEMM will take (external-gemm=true and
+// isExternalGemmCandidate) folds every transpose: oneDNN reads transposed
+// operands and writes a transposed result in place. For generated kernels,
+// a transpose is folded only if the result stays friendly to the outer-
 // product microkernel of ltc-tile-and-vectorize: the vector dimension is the
 // innermost dimension of the result, and an operand that has it must have it
 // innermost too (contiguous vector loads); the other operand is read by
@@ -84,9 +89,62 @@ bool isKernelFriendly(ArrayRef<AffineMap> maps) {
   return true;
 }
 
+/// A linalg.transpose, or a linalg.generic that only copies its input
+/// under a permutation (what elementwise fusion makes of one):
+/// result dim i is input dim `permutation[i]`.
+struct Transpose {
+  Operation *op = nullptr;
+  Value input, init;
+  SmallVector<int64_t> permutation;
+  explicit operator bool() const { return op != nullptr; }
+};
+
+Transpose asTranspose(Operation *op) {
+  Transpose t;
+  if (!op)
+    return t;
+  if (auto transpose = llvm::dyn_cast<linalg::TransposeOp>(op)) {
+    t.op = op;
+    t.input = transpose.getInput();
+    t.init = transpose.getInit();
+    t.permutation.assign(transpose.getPermutation().begin(),
+                         transpose.getPermutation().end());
+    return t;
+  }
+  auto generic = llvm::dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops())
+    return t;
+  Block &body = generic.getRegion().front();
+  auto yield = llvm::dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 1 || !yield ||
+      yield.getNumOperands() != 1 || yield.getOperand(0) != body.getArgument(0))
+    return t;
+  AffineMap inMap = generic.getIndexingMapsArray()[0];
+  AffineMap outMap = generic.getIndexingMapsArray()[1];
+  if (!inMap.isPermutation() || !outMap.isPermutation())
+    return t;
+  // result[i] indexes loop dim outMap[i]; the input dim reading that loop
+  // dim is the transpose's source of result dim i.
+  for (AffineExpr e : outMap.getResults()) {
+    unsigned dim = llvm::cast<AffineDimExpr>(e).getPosition();
+    t.permutation.push_back(*inMap.getResultPosition(
+        getAffineDimExpr(dim, generic.getContext())));
+  }
+  t.op = op;
+  t.input = generic.getDpsInputs()[0];
+  t.init = generic.getDpsInits()[0];
+  return t;
+}
+
 struct FoldTransposesIntoContraction
     : OpInterfaceRewritePattern<linalg::LinalgOp> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+  FoldTransposesIntoContraction(MLIRContext *context, bool externalGemm)
+      : OpInterfaceRewritePattern(context), externalGemm(externalGemm) {}
+  /// Contractions for the runtime GEMM take any layout (transposed operands
+  /// and result are read and written in place).
+  bool externalGemm;
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
@@ -98,19 +156,20 @@ struct FoldTransposesIntoContraction
 
     SmallVector<AffineMap> maps = op.getIndexingMapsArray();
     // Candidate folds: input transposes (0, 1) and the result transpose (2).
-    linalg::TransposeOp inT[2];
+    Transpose inT[2];
     for (int i = 0; i < 2; ++i)
-      inT[i] = op.getDpsInputOperand(i)->get().getDefiningOp<linalg::TransposeOp>();
-    linalg::TransposeOp outT;
+      inT[i] = asTranspose(op.getDpsInputOperand(i)->get().getDefiningOp());
+    Transpose outT;
     linalg::FillOp outFill;
     Value result = op->getResult(0);
     if (result.hasOneUse())
-      if (auto t = llvm::dyn_cast<linalg::TransposeOp>(*result.user_begin()))
+      if (Transpose t = asTranspose(*result.user_begin()))
         if ((outFill =
                  op.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>()))
           outT = t;
 
     // Pick the largest set of folds that keeps the kernel-friendly layout.
+    bool anyLayout = externalGemm && ltc_mlir::isExternalGemmCandidate(op);
     int bestMask = 0, bestCount = 0;
     SmallVector<AffineMap> bestMaps;
     for (int mask = 1; mask < 8; ++mask) {
@@ -120,11 +179,11 @@ struct FoldTransposesIntoContraction
       SmallVector<AffineMap> m(maps);
       for (int i = 0; i < 2; ++i)
         if (mask & (1 << i))
-          m[i] = mapThroughTranspose(m[i], inT[i].getPermutation());
+          m[i] = mapThroughTranspose(m[i], inT[i].permutation);
       if (mask & 4)
-        m[2] = mapOfTransposeResult(m[2], outT.getPermutation());
+        m[2] = mapOfTransposeResult(m[2], outT.permutation);
       int count = llvm::popcount(unsigned(mask));
-      if (count > bestCount && isKernelFriendly(m)) {
+      if (count > bestCount && (anyLayout || isKernelFriendly(m))) {
         bestMask = mask;
         bestCount = count;
         bestMaps = m;
@@ -135,14 +194,14 @@ struct FoldTransposesIntoContraction
 
     SmallVector<Value> inputs;
     for (int i = 0; i < 2; ++i)
-      inputs.push_back((bestMask & (1 << i)) ? inT[i].getInput()
+      inputs.push_back((bestMask & (1 << i)) ? inT[i].input
                                              : op.getDpsInputs()[i]);
-    Operation *anchor = (bestMask & 4) ? outT.getOperation() : op.getOperation();
+    Operation *anchor = (bestMask & 4) ? outT.op : op.getOperation();
     rewriter.setInsertionPoint(anchor);
     Value init = op.getDpsInits()[0];
     if (bestMask & 4)
       init = linalg::FillOp::create(rewriter, outFill.getLoc(),
-                                    outFill.getInputs(), outT.getInit())
+                                    outFill.getInputs(), outT.init)
                  .getResult(0);
     auto generic = linalg::GenericOp::create(
         rewriter, op.getLoc(), TypeRange{init.getType()}, inputs,
@@ -150,7 +209,7 @@ struct FoldTransposesIntoContraction
     rewriter.cloneRegionBefore(op->getRegion(0), generic.getRegion(),
                                generic.getRegion().begin());
     if (bestMask & 4) {
-      rewriter.replaceOp(outT, generic->getResults());
+      rewriter.replaceOp(outT.op, generic->getResults());
       rewriter.eraseOp(op);
     } else {
       rewriter.replaceOp(op, generic->getResults());
@@ -226,6 +285,14 @@ struct PadContractionOperand
 struct FoldTransposesPass
     : PassWrapper<FoldTransposesPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldTransposesPass)
+  FoldTransposesPass() = default;
+  FoldTransposesPass(const FoldTransposesPass &other) : PassWrapper(other) {}
+
+  Option<bool> externalGemm{
+      *this, "external-gemm",
+      llvm::cl::desc("Fold every transpose of contractions that "
+                     "ltc-select-external-gemms will take"),
+      llvm::cl::init(false)};
 
   StringRef getArgument() const final {
     return "ltc-fold-transposes-into-contractions";
@@ -240,7 +307,7 @@ struct FoldTransposesPass
   }
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<FoldTransposesIntoContraction>(&getContext());
+    patterns.add<FoldTransposesIntoContraction>(&getContext(), externalGemm);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     // Then pad what is left (only once the folds are decided).

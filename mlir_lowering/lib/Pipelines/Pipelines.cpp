@@ -33,7 +33,8 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // matmul accumulators in vector registers across the K loop (in blocks of
   // K, see BlockAccumulation.cpp).
   os << "func.func(ltc-fold-zero-trip-loops),ltc-prepare-function-boundaries,"
-     << "func.func(ltc-fold-transposes-into-contractions),"
+     << "func.func(ltc-fold-transposes-into-contractions{external-gemm="
+     << (options.externalGemm ? "true" : "false") << "}),"
      << (options.externalGemm ? "func.func(ltc-select-external-gemms)," : "")
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")

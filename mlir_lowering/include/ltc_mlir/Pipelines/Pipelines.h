@@ -28,6 +28,9 @@ namespace mlir {
 class OpPassManager;
 class Pass;
 class RewritePatternSet;
+namespace linalg {
+class LinalgOp;
+} // namespace linalg
 } // namespace mlir
 
 namespace ltc_mlir {
@@ -68,9 +71,12 @@ std::unique_ptr<mlir::Pass> createPrepareFunctionBoundariesPass();
 /// contractions keep one M and one N loop.
 std::unique_ptr<mlir::Pass> createFuseElementwisePass();
 
-/// `ltc-fold-transposes-into-contractions` (func): folds linalg.transpose
-/// operands and results of contractions into the contraction's indexing maps
-/// (a linalg.generic) when the vector dim stays contiguous.
+/// `ltc-fold-transposes-into-contractions{external-gemm=false}` (func):
+/// folds linalg.transpose operands and results of contractions into the
+/// contraction's indexing maps (a linalg.generic) when the vector dim stays
+/// contiguous; with external-gemm, every transpose of a contraction the
+/// runtime GEMM will take (isExternalGemmCandidate): it reads and writes
+/// transposed matrices in place.
 std::unique_ptr<mlir::Pass> createFoldTransposesIntoContractionsPass();
 
 /// `ltc-tile-and-vectorize` (func): tiles linalg ops on tensors into
@@ -89,6 +95,10 @@ std::unique_ptr<mlir::Pass> createSelectExternalGemmsPass();
 /// `ltc_mlir_rt_sgemm` (declared privately in the module).
 std::unique_ptr<mlir::Pass> createLowerExternalGemmsPass();
 inline constexpr const char *kExternalGemmAttr = "ltc.external_gemm";
+/// Whether ltc-select-external-gemms takes `op` (a large static f32
+/// contraction on tensors with one M, N and K dim). Depends on the shapes
+/// and maps' kind only, so folding a transpose into the op keeps the answer.
+bool isExternalGemmCandidate(mlir::linalg::LinalgOp op);
 
 /// `ltc-expand-strided-copies` (func): static-shaped memref.copy ops that
 /// are not contiguous row-major on both sides become linalg.copy (compiled
