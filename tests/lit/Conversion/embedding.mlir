@@ -26,26 +26,27 @@ func.func @embedding(%w: !torch.vtensor<[10,4],f32>, %i: !torch.vtensor<[2,3],si
 // -----
 
 // embedding_dense_backward: indices and grad flattened to [6] and [6,4];
-// result[v, d] sums grad[n, d] over n (a reduction dim, in order) where
-// indices[n] == v and indices[n] != padding_idx.
-// CHECK-DAG: #[[NMAP:.*]] = affine_map<(d0, d1, d2) -> (d2)>
-// CHECK-DAG: #[[GMAP:.*]] = affine_map<(d0, d1, d2) -> (d2, d1)>
-// CHECK-DAG: #[[RMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
+// ATen's loop: for each index n in order (padding_idx skipped), grad row n
+// is added into result row clamp(indices[n]), carried through scf.for.
 // CHECK-LABEL: func.func @embedding_backward(
 // CHECK-DAG: %[[PAD:.*]] = arith.constant 2 : i64
 // CHECK: %[[ZERO:.*]] = linalg.fill
 // CHECK: %[[IDX:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<2x3xi64> into tensor<6xi64>
 // CHECK: %[[G:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<2x3x4xf32> into tensor<6x4xf32>
 // CHECK: scf.if
-// CHECK: linalg.generic {indexing_maps = [#[[NMAP]], #[[GMAP]], #[[RMAP]]], iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[IDX]], %[[G]] : tensor<6xi64>, tensor<6x4xf32>) outs(%[[ZERO]] : tensor<10x4xf32>)
-// CHECK: ^bb0(%[[IV:.*]]: i64, %[[GV:.*]]: f32, %[[ACC:.*]]: f32):
-// CHECK:   %[[V:.*]] = linalg.index 0 : index
-// CHECK:   %[[VI:.*]] = arith.index_cast %[[V]] : index to i64
-// CHECK-DAG:   %[[NP:.*]] = arith.cmpi ne, %[[IV]], %[[PAD]] : i64
-// CHECK-DAG:   %[[EQ:.*]] = arith.cmpi eq, %[[IV]], %[[VI]] : i64
-// CHECK:   %[[M:.*]] = arith.andi %[[EQ]], %[[NP]] : i1
-// CHECK:   %[[S:.*]] = arith.addf %[[ACC]], %[[GV]] : f32
-// CHECK:   arith.select %[[M]], %[[S]], %[[ACC]] : f32
+// CHECK: func.call @ltc_mlir_rt_check_failed
+// CHECK: scf.for %[[N:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (tensor<10x4xf32>)
+// CHECK:   %[[IV:.*]] = tensor.extract %[[IDX]][%[[N]]] : tensor<6xi64>
+// CHECK:   %[[NP:.*]] = arith.cmpi ne, %[[IV]], %[[PAD]] : i64
+// CHECK:   arith.maxsi
+// CHECK:   arith.minsi
+// CHECK:   %[[ROW:.*]] = arith.index_cast
+// CHECK:   scf.if %[[NP]] -> (tensor<10x4xf32>)
+// CHECK:     scf.for %[[C:.*]] = {{.*}} iter_args(%[[OUT:.*]] = %[[ACC]])
+// CHECK:       %[[GV:.*]] = tensor.extract %[[G]][%[[N]], %[[C]]] : tensor<6x4xf32>
+// CHECK:       %[[OLD:.*]] = tensor.extract %[[OUT]][%[[ROW]], %[[C]]] : tensor<10x4xf32>
+// CHECK:       %[[S:.*]] = arith.addf %[[OLD]], %[[GV]] : f32
+// CHECK:       tensor.insert %[[S]] into %[[OUT]][%[[ROW]], %[[C]]]
 func.func @embedding_backward(%g: !torch.vtensor<[2,3,4],f32>, %i: !torch.vtensor<[2,3],si64>) -> !torch.vtensor<[10,4],f32> {
   %int10 = torch.constant.int 10
   %int2 = torch.constant.int 2
