@@ -35,6 +35,7 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   os << "func.func(ltc-fold-zero-trip-loops),ltc-prepare-function-boundaries,"
      << "func.func(ltc-fold-transposes-into-contractions{external-gemm="
      << (options.externalGemm ? "true" : "false") << "}),"
+     << "func.func(ltc-duplicate-shared-fills),"
      << (options.externalGemm ? "func.func(ltc-select-external-gemms)," : "")
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")
@@ -239,6 +240,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createFuseElementwisePass);
   registerPass(createUnitStepSubviewsPass);
   registerPass(createFoldZeroTripLoopsPass);
+  registerPass(createDuplicateSharedFillsPass);
   registerPass(createOutlineLoopNestsPass);
   registerPass(createSelectExternalGemmsPass);
   registerPass(createLowerExternalGemmsPass);

@@ -135,6 +135,12 @@ std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
 /// such ops makes slices MLIR 22 rejects.
 std::unique_ptr<mlir::Pass> createFoldZeroTripLoopsPass();
 
+/// `ltc-duplicate-shared-fills` (func): every further destination use
+/// (init, insert_slice dest, loop init) of a linalg.fill on tensors gets its
+/// own clone of the fill (into a bufferization.alloc_tensor), so that
+/// bufferization allocates and fills instead of copying the shared buffer.
+std::unique_ptr<mlir::Pass> createDuplicateSharedFillsPass();
+
 /// `ltc-outline-loop-nests` (module): each large top-level loop nest of a
 /// public function becomes a private function named kOutlinedNestPrefix +
 /// the function's name + "_" + n, called in its place (LLVM's loop passes
