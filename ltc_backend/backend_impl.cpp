@@ -4,6 +4,9 @@
 #include <torch/csrc/lazy/core/metrics.h>
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
+#include <ATen/ExpandUtils.h>
+#include <ATen/core/Reduction.h>
+
 #include <chrono>
 #include <mutex>
 
@@ -198,6 +201,20 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
   torch::lazy::BackendImplInterface* ts_;
 };
 
+// huber_loss's result is eager's `empty_like(input)` (the elementwise loss
+// computed in the promoted dtype, then cast): input's dtype, never the
+// promotion with target's (f32 input, f64 target is f32), where its Meta
+// shape promoted.
+std::vector<torch::lazy::Shape> HuberLossShape(const c10::OperatorHandle& op,
+                                               const torch::jit::Stack& stack) {
+  const c10::IValue* args = &stack[stack.size() - op.schema().arguments().size()];
+  const at::Tensor& self = args[0].toTensor();
+  const at::Tensor& target = args[1].toTensor();
+  TORCH_CHECK(args[3].toDouble() > 0, "huber_loss does not support non-positive values for delta.");
+  if (args[2].toInt() != at::Reduction::None) return {torch::lazy::Shape(self.scalar_type(), {})};
+  return {torch::lazy::Shape(self.scalar_type(), at::infer_size(self.sizes(), target.sizes()))};
+}
+
 }  // namespace
 
 void InitBackend() {
@@ -331,9 +348,10 @@ void InitBackend() {
     // Pointwise losses (TorchToLinalg PointwiseLoss); their backward ops
     // without a Meta kernel are shaped as self. huber/smooth_l1's backward
     // are CompositeExplicit (zeros + the out= op): ours keeps them whole.
-    for (const char* op : {"smooth_l1_loss", "huber_loss", "binary_cross_entropy",
-                           "soft_margin_loss", "soft_margin_loss_backward"})
+    for (const char* op : {"smooth_l1_loss", "binary_cross_entropy", "soft_margin_loss",
+                           "soft_margin_loss_backward"})
       RegisterAtenOpKernel(op);
+    RegisterAtenOpKernel("huber_loss", &HuberLossShape);
     for (const char* op : {"smooth_l1_loss_backward", "huber_loss_backward",
                            "binary_cross_entropy_backward"})
       RegisterAtenOpKernel(op, "self");

@@ -10,7 +10,9 @@
 // f64, F.linear without bias f32, layer norm with f64 parameters f32) or
 // the graph failed later inside TorchScript. On a mismatch the op runs on
 // empty CPU tensors of the same shapes and dtypes, which raises eager's own
-// message (where eager accepts the mix, the op then proceeds).
+// message (where eager accepts the mix, the op then proceeds). The matrix
+// products compare every tensor operand's dtype, integral ones included
+// (mm of f32 and int64 gave f32, of uint8 and f16 uint8; eager raises).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -25,14 +27,18 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-// Whether the op's floating tensor arguments have more than one dtype.
-bool MixedFloatingDtypes(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+// Which operands of an op eager's CPU kernel requires to share one dtype.
+enum class OneDtype { kNone, kFloating, kAll };
+
+// Whether the op's (floating, or all) tensor arguments have more than one dtype.
+bool MixedDtypes(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
+                 OneDtype which = OneDtype::kFloating) {
   c10::optional<at::ScalarType> seen;
   for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
     const c10::IValue& v = BoxedArgument(op, stack, i);
     if (!v.isTensor() || !v.toTensor().defined()) continue;
     at::ScalarType t = v.toTensor().scalar_type();
-    if (!at::isFloatingType(t)) continue;
+    if (which == OneDtype::kFloating && !at::isFloatingType(t)) continue;
     if (seen && *seen != t) return true;
     seen = t;
   }
@@ -57,32 +63,36 @@ void RunEagerChecks(const c10::OperatorHandle& op, const torch::jit::Stack& stac
 
 class DeviceCheckedKernel final : public c10::OperatorKernel {
  public:
-  DeviceCheckedKernel(c10::KernelFunction inner, bool sameDtype)
-      : inner_(std::move(inner)), sameDtype_(sameDtype) {}
+  DeviceCheckedKernel(c10::KernelFunction inner, OneDtype oneDtype)
+      : inner_(std::move(inner)), oneDtype_(oneDtype) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     CheckOperandDevices(op, *stack);
-    if (sameDtype_ && MixedFloatingDtypes(op, *stack)) RunEagerChecks(op, *stack);
+    if (oneDtype_ != OneDtype::kNone && MixedDtypes(op, *stack, oneDtype_))
+      RunEagerChecks(op, *stack);
     inner_.callBoxed(op, keys, stack);
   }
 
  private:
   c10::KernelFunction inner_;
-  bool sameDtype_;
+  OneDtype oneDtype_;
 };
 
-// Ops whose CPU kernels require one dtype for their floating operands.
-bool NeedsOneDtype(const c10::OperatorName& name) {
-  static const char* const kOps[] = {
-      "aten::mm", "aten::bmm", "aten::mv", "aten::dot", "aten::vdot", "aten::addmv",
-      "aten::addmm", "aten::baddbmm", "aten::addbmm", "aten::convolution",
+// Ops whose CPU kernels require one dtype for their (floating) operands.
+OneDtype NeedsOneDtype(const c10::OperatorName& name) {
+  static const char* const kProducts[] = {"aten::mm",    "aten::bmm",     "aten::mv",
+                                          "aten::dot",   "aten::vdot",    "aten::addmv",
+                                          "aten::addmm", "aten::baddbmm", "aten::addbmm"};
+  for (const char* op : kProducts)
+    if (name.name == op) return OneDtype::kAll;
+  static const char* const kOps[] = {"aten::convolution",
       "aten::_convolution", "aten::linalg_cross", "aten::prelu", "aten::binary_cross_entropy",
       "aten::nll_loss_forward", "aten::native_layer_norm", "aten::native_group_norm",
       "aten::_softmax_backward_data", "aten::_log_softmax_backward_data"};
   for (const char* op : kOps)
-    if (name.name == op) return true;
-  return false;
+    if (name.name == op) return OneDtype::kFloating;
+  return OneDtype::kNone;
 }
 
 // Ops whose job is to move data between devices.
@@ -104,7 +114,7 @@ class NormParameterCheck final : public c10::OperatorKernel {
     const c10::IValue& input = BoxedArgument(op, *stack, 0);
     if (input.isTensor() && (input.toTensor().scalar_type() == at::kFloat ||
                              input.toTensor().scalar_type() == at::kDouble) &&
-        MixedFloatingDtypes(op, *stack))
+        MixedDtypes(op, *stack))
       RunEagerChecks(op, *stack);
     op.redispatchBoxed(RegularAutogradKeys(keys), stack);
   }

@@ -5,7 +5,9 @@
 // a power of two, so that |mantissa| lands in [0.5, 1); the mantissa is
 // |x| * 2^-exponent in two exact power-of-two steps (one 2^-e alone would
 // overflow or underflow at the ends of the range). 0, inf and NaN give
-// (x, 0), as eager. f32 and f64; other dtypes keep the eager path.
+// (x, 0), as eager. f16 and bf16 are computed in f32 (every f16/bf16 value,
+// subnormals included, is a normal f32 whose mantissa fits the narrow type
+// again, so the result is exact).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -25,11 +27,11 @@ at::Tensor ScaleDown(const at::Tensor& x, const at::Tensor& e) {
 
 void Frexp(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
-  at::Tensor x = (*stack)[stack->size() - 1].toTensor();
-  TORCH_CHECK(at::isFloatingType(x.scalar_type()),
+  at::Tensor input = (*stack)[stack->size() - 1].toTensor();
+  TORCH_CHECK(at::isFloatingType(input.scalar_type()),
               "torch.frexp() only supports floating-point dtypes");
-  if (x.scalar_type() != at::kFloat && x.scalar_type() != at::kDouble)
-    return RunEagerFallback(op, stack);
+  bool narrow = input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16;
+  at::Tensor x = narrow ? input.to(at::kFloat) : input;
   at::Tensor special = at::logical_or(at::eq(x, 0), at::logical_not(at::isfinite(x)));
   at::Tensor magnitude = at::where(special, at::ones_like(x), at::abs(x));
   at::Tensor e = at::floor(at::log2(magnitude)) + 1;
@@ -40,7 +42,7 @@ void Frexp(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   at::Tensor mantissa = at::where(special, x, at::copysign(m, x));
   at::Tensor exponent = at::where(special, at::zeros_like(e), e).to(at::kInt);
   torch::jit::drop(*stack, 1);
-  torch::jit::push(*stack, mantissa);
+  torch::jit::push(*stack, narrow ? mantissa.to(input.scalar_type()) : mantissa);
   torch::jit::push(*stack, exponent);
 }
 

@@ -256,10 +256,11 @@ def test_glu_empty():
     check(lambda a: F.glu(a, 1), x, grads=(0,))
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
 def test_frexp_is_exact_and_native(dtype):
     # (ltc_backend/lazy_kernels/frexp_kernel.cpp) Specials, range ends,
-    # subnormals, values just below powers of two, and random magnitudes.
+    # subnormals, values just below powers of two, and random magnitudes
+    # (f16 and bf16 go through f32; out-of-range magnitudes become inf or 0).
     import torch._lazy.metrics as lazy_metrics
     from lazy_testing import eager_fallback_ops
     lazy_metrics.reset()
@@ -268,8 +269,8 @@ def test_frexp_is_exact_and_native(dtype):
     special = torch.tensor([0., -0., 1., 0.75, -3., float("inf"), -float("inf"), float("nan"),
                             fi.tiny, fi.max, -fi.max, fi.tiny * fi.eps, 8.0, 1 - fi.eps / 2],
                            dtype=dtype)
-    spread = torch.randn(4000, generator=g, dtype=dtype) * torch.exp2(
-        torch.randint(-140, 120, (4000,), generator=g).to(dtype))
+    spread = (torch.randn(4000, generator=g, dtype=torch.float64) * torch.exp2(
+        torch.randint(-140, 120, (4000,), generator=g).double())).to(dtype)
     x = torch.cat([special, spread])
     m_e, e_e = torch.frexp(x)
     m_l, e_l = torch.frexp(x.to("lazy"))

@@ -1,7 +1,9 @@
-"""Operands of different floating dtypes where eager CPU raises: the lazy
-device raises eager's own error (device_guard.cpp), instead of computing
-(mm, bmm, F.linear without bias, layer norm with f64 parameters gave
-numbers) or failing later inside TorchScript with another message."""
+"""Operands of different dtypes where eager CPU raises: the lazy device
+raises eager's own error (device_guard.cpp), instead of computing (mm, bmm,
+F.linear without bias, layer norm with f64 parameters gave numbers; the
+matrix products of a floating and an integral tensor too) or failing later
+inside TorchScript with another message. And where eager accepts a mix, the
+result has eager's dtype (huber_loss is its input's)."""
 import pytest
 import torch
 import torch.nn.functional as F
@@ -10,6 +12,7 @@ import ltc_mlir
 
 g = torch.Generator().manual_seed(0)
 A, B = torch.randn(3, 3, generator=g), torch.randn(3, 3, generator=g, dtype=torch.float64)
+I = torch.randint(0, 4, (3, 3), generator=g)
 V, VD = torch.randn(3, generator=g), torch.randn(3, generator=g, dtype=torch.float64)
 
 CASES = {
@@ -17,6 +20,12 @@ CASES = {
     "mm_reversed": lambda d: torch.mm(B.to(d), A.to(d)),
     "bmm": lambda d: torch.bmm(A[None].to(d), B[None].to(d)),
     "linear_no_bias": lambda d: F.linear(A.to(d), B.to(d)),
+    "mm_int64": lambda d: torch.mm(A.to(d), I.to(d)),
+    "mm_uint8_f16": lambda d: torch.mm(I.to(torch.uint8).to(d), A.half().to(d)),
+    "bmm_int32": lambda d: torch.bmm(I[None].int().to(d), A[None].to(d)),
+    "linear_int_weight": lambda d: F.linear(A.to(d), I.to(d)),
+    "dot_uint8_bool": lambda d: torch.dot(I[0].to(torch.uint8).to(d), I[1].bool().to(d)),
+    "addmm_int_bias": lambda d: torch.addmm(I.to(d), A.to(d), A.to(d)),
     "matmul": lambda d: A.to(d) @ B.to(d),
     "mv": lambda d: torch.mv(A.to(d), VD.to(d)),
     "dot": lambda d: torch.dot(V.to(d), VD.to(d)),
@@ -52,6 +61,29 @@ def test_reduced_precision_input_with_f32_norm_parameters_still_runs():
     lazy = F.batch_norm(x.to("lazy"), None, None, w.to("lazy"), b.to("lazy"), training=True).cpu()
     assert lazy.dtype == eager.dtype
     torch.testing.assert_close(lazy.float(), eager.float(), rtol=2e-2, atol=2e-2)
+
+
+@pytest.mark.parametrize("input_dtype,target_dtype", [
+    (torch.float32, torch.float64), (torch.float64, torch.float32),
+    (torch.float16, torch.float32), (torch.bfloat16, torch.float64)])
+@pytest.mark.parametrize("reduction", ["mean", "none"])
+def test_huber_loss_has_its_inputs_dtype(input_dtype, target_dtype, reduction):
+    # Computed natively in the promoted dtype, then cast (as eager).
+    x = torch.randn(4, 5, generator=g).to(input_dtype)
+    y = torch.randn(4, 5, generator=g).to(target_dtype)
+    eager = F.huber_loss(x, y, reduction=reduction, delta=0.7)
+    ltc_mlir.reset_metrics()
+    lazy = F.huber_loss(x.to("lazy"), y.to("lazy"), reduction=reduction, delta=0.7).cpu()
+    m = ltc_mlir.metrics()
+    assert m["fallback_ops"] == {} and m["native_execute_count"] == m["execute_count"] >= 1, m
+    assert lazy.dtype == eager.dtype == input_dtype
+    tol = 1e-5 if input_dtype in (torch.float32, torch.float64) else 1e-2
+    torch.testing.assert_close(lazy, eager, rtol=tol, atol=tol)
+
+
+def test_huber_loss_rejects_non_positive_delta():
+    with pytest.raises(RuntimeError, match="non-positive values for delta"):
+        F.huber_loss(A.to("lazy"), A.to("lazy"), delta=0.0).cpu()
 
 
 def test_one_dtype_still_compiles():

@@ -230,12 +230,14 @@ public:
     int64_t reduction = matched->reduction;
     auto selfType = cast<RankedTensorType>(adaptor.getSelf().getType());
     auto targetType = cast<RankedTensorType>(adaptor.getTarget().getType());
-    if (selfType.getShape() != targetType.getShape() ||
-        selfType.getElementType() != elemType ||
-        targetType.getElementType() != elemType)
+    // Mixed floating dtypes compute in the promoted one, cast to the result
+    // (huber_loss: input's dtype, as eager's empty_like(input) output).
+    auto selfElem = dyn_cast<FloatType>(selfType.getElementType());
+    auto targetElem = dyn_cast<FloatType>(targetType.getElementType());
+    if (selfType.getShape() != targetType.getShape() || !selfElem ||
+        !targetElem)
       return this->fail(op, rewriter,
-                        "self and target must have the result's dtype and "
-                        "one shape");
+                        "self and target must be floating and of one shape");
     if (reduction == None ? type.getShape() != selfType.getShape()
                            : type.getRank() != 0)
       return this->fail(op, rewriter, "result shape does not match the reduction");
@@ -249,6 +251,9 @@ public:
     SmallVector<Value> inputs = operands->inputs;
     Location loc = op.getLoc();
     Type t = getOpmathType(elemType);
+    for (FloatType operand : {selfElem, targetElem})
+      if (operand.getWidth() > cast<FloatType>(t).getWidth())
+        t = operand;
     FailureOr<Value> loss = createElementwiseOp(
         rewriter, loc, selfType.clone(elemType), inputs,
         [&](OpBuilder &b, Location l, ValueRange args) {
