@@ -13,6 +13,8 @@
 // message (where eager accepts the mix, the op then proceeds). The matrix
 // products compare every tensor operand's dtype, integral ones included
 // (mm of f32 and int64 gave f32, of uint8 and f16 uint8; eager raises).
+// Ops whose CPU kernels have no bool version (argmax, topk, round, trace,
+// ...) get the probe for a bool operand: they computed on the lazy device.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -27,8 +29,18 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-// Which operands of an op eager's CPU kernel requires to share one dtype.
-enum class OneDtype { kNone, kFloating, kAll };
+// When an op's arguments get the eager probe: never, when its floating (or
+// all) operands differ in dtype, or when an operand is bool.
+enum class OneDtype { kNone, kFloating, kAll, kNoBool };
+
+bool HasBoolOperand(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
+    const c10::IValue& v = BoxedArgument(op, stack, i);
+    if (v.isTensor() && v.toTensor().defined() && v.toTensor().scalar_type() == at::kBool)
+      return true;
+  }
+  return false;
+}
 
 // Whether the op's (floating, or all) tensor arguments have more than one dtype.
 bool MixedDtypes(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
@@ -69,8 +81,10 @@ class DeviceCheckedKernel final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     CheckOperandDevices(op, *stack);
-    if (oneDtype_ != OneDtype::kNone && MixedDtypes(op, *stack, oneDtype_))
-      RunEagerChecks(op, *stack);
+    bool probe = oneDtype_ == OneDtype::kNoBool
+                     ? HasBoolOperand(op, *stack)
+                     : oneDtype_ != OneDtype::kNone && MixedDtypes(op, *stack, oneDtype_);
+    if (probe) RunEagerChecks(op, *stack);
     inner_.callBoxed(op, keys, stack);
   }
 
@@ -92,6 +106,10 @@ OneDtype NeedsOneDtype(const c10::OperatorName& name) {
       "aten::_softmax_backward_data", "aten::_log_softmax_backward_data"};
   for (const char* op : kOps)
     if (name.name == op) return OneDtype::kFloating;
+  static const char* const kNoBoolKernel[] = {"aten::argmax", "aten::argmin", "aten::round",
+                                              "aten::kthvalue", "aten::topk", "aten::trace"};
+  for (const char* op : kNoBoolKernel)
+    if (name.name == op) return OneDtype::kNoBool;
   return OneDtype::kNone;
 }
 

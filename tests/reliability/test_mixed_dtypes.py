@@ -53,6 +53,27 @@ def test_mixed_dtypes_raise_eagers_error(name):
     assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
 
 
+BOOLS = torch.rand(4, 5, generator=g) > 0.5
+BOOL_CASES = {
+    "argmax": lambda t: t.argmax(1), "argmin": lambda t: t.argmin(), "round": torch.round,
+    "kthvalue": lambda t: torch.kthvalue(t, 2)[0], "topk": lambda t: t.topk(2)[0],
+    "trace": torch.trace,
+}
+
+
+@pytest.mark.parametrize("name", sorted(BOOL_CASES))
+def test_ops_without_a_bool_kernel_raise_eagers_error(name):
+    # Eager's CPU kernels have no bool version; the lazy ones computed.
+    with pytest.raises(RuntimeError) as eager:
+        BOOL_CASES[name](BOOLS)
+    with pytest.raises(RuntimeError) as lazy:
+        BOOL_CASES[name](BOOLS.to("lazy")).cpu()
+    assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
+    # Other integral dtypes still compute, as eager.
+    ints = BOOLS.to(torch.uint8)
+    assert torch.equal(BOOL_CASES[name](ints.to("lazy")).cpu(), BOOL_CASES[name](ints))
+
+
 def test_reduced_precision_input_with_f32_norm_parameters_still_runs():
     # Eager accepts f32 batch-norm parameters on a bf16 input: so does lazy.
     x = torch.randn(4, 3, generator=g).bfloat16()
