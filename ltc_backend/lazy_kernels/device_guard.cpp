@@ -15,12 +15,15 @@
 // (mm of f32 and int64 gave f32, of uint8 and f16 uint8; eager raises).
 // Ops whose CPU kernels have no bool version (argmax, topk, round, trace,
 // ...) get the probe for a bool operand: they computed on the lazy device.
+// And the ops of argument_checks.h get it when their arguments are invalid
+// (torch's lazy shape functions abort on some of them).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include <cstdlib>
 #include <string>
 
+#include "ltc_backend/lazy_kernels/argument_checks.h"
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
@@ -75,8 +78,8 @@ void RunEagerChecks(const c10::OperatorHandle& op, const torch::jit::Stack& stac
 
 class DeviceCheckedKernel final : public c10::OperatorKernel {
  public:
-  DeviceCheckedKernel(c10::KernelFunction inner, OneDtype oneDtype)
-      : inner_(std::move(inner)), oneDtype_(oneDtype) {}
+  DeviceCheckedKernel(c10::KernelFunction inner, OneDtype oneDtype, InvalidArguments invalid)
+      : inner_(std::move(inner)), oneDtype_(oneDtype), invalid_(invalid) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
@@ -84,13 +87,14 @@ class DeviceCheckedKernel final : public c10::OperatorKernel {
     bool probe = oneDtype_ == OneDtype::kNoBool
                      ? HasBoolOperand(op, *stack)
                      : oneDtype_ != OneDtype::kNone && MixedDtypes(op, *stack, oneDtype_);
-    if (probe) RunEagerChecks(op, *stack);
+    if (probe || (invalid_ != nullptr && invalid_(op, *stack))) RunEagerChecks(op, *stack);
     inner_.callBoxed(op, keys, stack);
   }
 
  private:
   c10::KernelFunction inner_;
   OneDtype oneDtype_;
+  InvalidArguments invalid_;
 };
 
 // Ops whose CPU kernels require one dtype for their (floating) operands.
@@ -163,7 +167,8 @@ size_t InstallLazyDeviceGuard() {
     std::string short_name = name.name.substr(6);
     if (!name.overload_name.empty()) short_name += "." + name.overload_name;
     lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<DeviceCheckedKernel>(std::move(inner), NeedsOneDtype(name))));
+                                      std::make_unique<DeviceCheckedKernel>(
+                                          std::move(inner), NeedsOneDtype(name), FindArgumentCheck(name))));
     ++wrapped;
   }
   return wrapped;
