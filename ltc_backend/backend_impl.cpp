@@ -376,6 +376,7 @@ void InitBackend() {
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();
     RegisterEmbeddingBagKernel();
+    RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();
     RegisterPoolingKernels();

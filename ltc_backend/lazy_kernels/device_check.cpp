@@ -36,6 +36,18 @@ struct DeviceScan {
   }
 };
 
+// Arguments eager's kernels require on the CPU whatever the data's device:
+// the lengths and batch sizes of packed sequences (nn.utils.rnn).
+bool HostArgument(const c10::OperatorHandle& op, const c10::Argument& arg) {
+  const std::string& name = op.schema().name();
+  if (arg.name() == "lengths") return name == "aten::_pack_padded_sequence";
+  if (arg.name() == "batch_sizes")
+    return name == "aten::_pad_packed_sequence" || name == "aten::_pack_padded_sequence_backward" ||
+           name == "aten::lstm" || name == "aten::gru" || name == "aten::rnn_tanh" ||
+           name == "aten::rnn_relu";
+  return false;
+}
+
 }  // namespace
 
 c10::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
@@ -46,7 +58,7 @@ c10::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
   for (size_t i = 0; i < n; ++i) {
     const c10::IValue& v = stack[stack.size() - n + i];
     if (v.isTensor()) {
-      scan.Visit(v.toTensor(), Tolerates::kCpuScalar, i);
+      scan.Visit(v.toTensor(), HostArgument(op, schema_args[i]) ? Tolerates::kCpu : Tolerates::kCpuScalar, i);
     } else if (v.isTensorList() || v.isOptionalTensorList()) {
       Tolerates tolerates = v.isOptionalTensorList() ? Tolerates::kCpu : Tolerates::kNothing;
       for (const c10::IValue& e : v.toListRef())

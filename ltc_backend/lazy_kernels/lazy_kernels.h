@@ -113,6 +113,11 @@ void RegisterRandomInPlaceKernels();
 // backward ran through the eager fallback.
 void RegisterEmbeddingBagKernel();
 
+// _pack_padded_sequence as differentiable lazy ops with CPU lengths on the
+// AutogradLazy key (packed_sequence_kernel.cpp): its composite failed under
+// functionalization, so packed sequences could not reach an RNN.
+void RegisterPackedSequenceKernel();
+
 // _cdist_forward / _pdist_forward as differentiable lazy ops on the
 // AutogradLazy key (distance_kernels.cpp): they and their backward ran
 // through the eager fallback.
