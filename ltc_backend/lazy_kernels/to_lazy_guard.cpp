@@ -7,6 +7,11 @@
 // silently stays on the CPU. Our _to_copy for those layouts names the problem
 // and the fix, and otherwise runs the kernel it replaces (the
 // CompositeExplicitAutograd one).
+//
+// A copy from one lazy device to another (lazy:0 -> lazy:1) failed in LTC's
+// device lookup with the bare message "cpu:1": both live in host memory,
+// so it now goes through the CPU (a sync of the source, as between real
+// devices).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
@@ -43,6 +48,33 @@ class ToLazyCheck final : public c10::OperatorKernel {
   c10::KernelFunction inner_;
 };
 
+// _to_copy at the Lazy key: a lazy source with another lazy destination
+// ordinal is read back and copied from the CPU.
+class LazyToOtherLazy final : public c10::OperatorKernel {
+ public:
+  explicit LazyToOtherLazy(c10::KernelFunction inner) : inner_(std::move(inner)) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    const auto& args = op.schema().arguments();
+    const size_t n = args.size();
+    c10::IValue& self = (*stack)[stack->size() - n];
+    for (size_t i = 1; i < n; ++i) {
+      const c10::IValue& v = (*stack)[stack->size() - n + i];
+      if (args[i].name() != "device" || !v.isDevice() || !v.toDevice().is_lazy()) continue;
+      const at::Tensor& source = self.toTensor();
+      if (source.is_lazy() && source.device() != v.toDevice()) {
+        self = source.cpu();
+        return op.callBoxed(stack);
+      }
+    }
+    inner_.callBoxed(op, keys, stack);
+  }
+
+ private:
+  c10::KernelFunction inner_;
+};
+
 }  // namespace
 
 void RegisterToLazyGuard() {
@@ -61,6 +93,13 @@ void RegisterToLazyGuard() {
     auto* lib = new torch::Library(torch::Library::IMPL, "aten", key, __FILE__, __LINE__);
     lib->impl("_to_copy",
               torch::CppFunction::makeFromBoxedFunctor(std::make_unique<ToLazyCheck>(inner)));
+  }
+  c10::KernelFunction lazy = RegisteredKernel(op, c10::DispatchKey::Lazy);
+  if (lazy.isValid()) {
+    static torch::Library* lib =
+        new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Lazy, __FILE__, __LINE__);
+    lib->impl("_to_copy", torch::CppFunction::makeFromBoxedFunctor(
+                              std::make_unique<LazyToOtherLazy>(std::move(lazy))));
   }
 }
 

@@ -303,6 +303,23 @@ def test_unsupported_layouts_to_lazy_raise(make, expected):
     assert r == ["RuntimeError", expected], r
 
 
+def test_copy_between_lazy_devices_goes_through_the_cpu():
+    # LTC's device lookup raised the bare message "cpu:1".
+    r = run("""
+        x = torch.randn(3, 4)
+        a = (x.to("lazy") * 2).to("lazy:1")
+        b = x.to("lazy").to(torch.device("lazy", 1), dtype=torch.float64)
+        leaf = x.to("lazy").requires_grad_()
+        (leaf.to("lazy:1") * 3).sum().backward()
+        emit({"device": str(a.device), "a": bool(torch.equal(a.cpu(), x * 2)),
+              "b": bool(torch.equal(b.cpu(), x.double())), "b_dtype": str(b.dtype),
+              "grad": bool(torch.equal(leaf.grad.cpu(), torch.full((3, 4), 3.0))),
+              "grad_device": str(leaf.grad.device)})
+    """)
+    assert r == {"device": "lazy:1", "a": True, "b": True, "b_dtype": "torch.float64",
+                 "grad": True, "grad_device": "lazy:0"}, r
+
+
 def test_set_source_raises_instead_of_losing_aliasing():
     r = run("""
         x, y = torch.randn(3).to("lazy"), torch.randn(4).to("lazy")
