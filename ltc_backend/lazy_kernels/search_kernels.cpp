@@ -24,6 +24,10 @@
 //    closed), counted or weighted by scatter_add; density divides by the
 //    total and the bin widths. Bin-count edges are linspace over the range
 //    (the data's, one sync, when none is given).
+//  - bincount: one sync reads the data's range (its largest value sizes the
+//    result, a negative one raises eager's error), then a scatter_add of
+//    ones, or of the weights in eager's result dtype (f32 weights stay f32,
+//    others become f64), in element order as eager adds them.
 // Argument errors are eager's: shapes run through Meta kernels, or cases
 // outside what is handled here take the eager fallback. The brute-force
 // comparisons are bounded (kMaxPairs); larger calls take the fallback too.
@@ -31,7 +35,9 @@
 #include <ATen/AccumulateType.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
@@ -306,6 +312,29 @@ void HistogramBinCount(const c10::OperatorHandle& op, torch::jit::Stack* stack) 
   ReturnHistogram(op, stack, BinnedCounts(self, edges, weight, density), edges);
 }
 
+// bincount(self, weights, minlength)
+void Bincount(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  at::Tensor weights = OptionalTensorArgument(BoxedArgument(op, *stack, 1));
+  int64_t minlength = BoxedArgument(op, *stack, 2).toInt();
+  if (self.dim() != 1 || !at::isIntegralType(self.scalar_type(), /*includeBool=*/false) ||
+      minlength < 0 || (weights.defined() && !weights.sizes().equals(self.sizes())))
+    return RunEagerFallback(op, stack);  // eager's errors
+  if (self.numel() == 0)  // eager: int64 zeros, with or without weights
+    return ReturnBoxed(op, stack, at::zeros({minlength}, self.options().dtype(at::kLong)));
+  double lo, hi;
+  std::tie(lo, hi) = DataRange(self);
+  TORCH_CHECK(lo >= 0, "bincount only supports 1-d non-negative integral inputs.");
+  int64_t size = std::max(static_cast<int64_t>(hi) + 1, minlength);
+  at::ScalarType type = !weights.defined()                    ? at::kLong
+                        : weights.scalar_type() == at::kFloat ? at::kFloat
+                                                              : at::kDouble;
+  at::Tensor amounts = weights.defined() ? weights.to(type) : at::ones_like(self, at::kLong);
+  ReturnBoxed(op, stack, at::scatter_add(at::zeros({size}, self.options().dtype(type)), 0,
+                                         self.to(at::kLong), amounts));
+}
+
 }  // namespace
 
 void RegisterSearchKernels() {
@@ -321,6 +350,7 @@ void RegisterSearchKernels() {
   lib->impl("index_reduce", torch::CppFunction::makeFromBoxedFunction<&IndexReduce>());
   lib->impl("renorm", torch::CppFunction::makeFromBoxedFunction<&Renorm>());
   lib->impl("histc", torch::CppFunction::makeFromBoxedFunction<&Histc>());
+  lib->impl("bincount", torch::CppFunction::makeFromBoxedFunction<&Bincount>());
   lib->impl("histogram.bins_tensor", torch::CppFunction::makeFromBoxedFunction<&HistogramEdges>());
   lib->impl("histogram.bin_ct", torch::CppFunction::makeFromBoxedFunction<&HistogramBinCount>());
 }

@@ -1,5 +1,6 @@
 """count_nonzero, isin, searchsorted, bucketize, repeat_interleave with a
-repeats tensor, index_reduce and renorm on the lazy device vs eager CPU,
+repeats tensor, index_reduce, renorm, histc, histogram and bincount on the
+lazy device vs eager CPU,
 with gradients where eager has them (ltc_backend/lazy_kernels/
 search_kernels.cpp). Each stays in native graphs: no op through the eager
 fallback."""
@@ -93,6 +94,21 @@ CASES = {
     "histc_constant": (lambda t: torch.histc(t, bins=4), torch.full((6,), 2.0)),
     "histc_f64": (lambda t: torch.histc(t, bins=100, min=-2.3, max=1.7),
                   torch.randn(4000, generator=gen(9), dtype=torch.float64)),
+    # bincount: the data's largest value sizes the result (one sync), or
+    # minlength; int64 counts, f32 weights summed in f32 in element order,
+    # other weights in f64 (eager's dtypes).
+    "bincount": (lambda t: torch.bincount(t), torch.randint(0, 50, (3000,), generator=gen(12))),
+    "bincount_minlength": (lambda t: torch.bincount(t, minlength=80),
+                           torch.randint(0, 50, (300,), generator=gen(13)).to(torch.uint8)),
+    "bincount_small_minlength": (lambda t: torch.bincount(t, minlength=3),
+                                 torch.randint(0, 9, (40,), generator=gen(14)).int()),
+    "bincount_f32_weights": (lambda t, w: torch.bincount(t, w), torch.randint(0, 20, (5000,), generator=gen(15)),
+                             torch.randn(5000, generator=gen(16))),
+    "bincount_f16_weights": (lambda t, w: torch.bincount(t, w, minlength=30),
+                             torch.randint(0, 20, (500,), generator=gen(17)).to(torch.int8),
+                             torch.randn(500, generator=gen(18)).half()),
+    "bincount_empty": (lambda t, w: torch.bincount(t, w, minlength=4), torch.zeros(0, dtype=torch.long),
+                       torch.zeros(0)),
 }
 
 
@@ -156,6 +172,19 @@ def test_histc_errors_are_eagers():
             torch.histc(torch.ones(3).to("lazy"), **kwargs)
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         torch.histc(torch.ones(3, dtype=torch.long).to("lazy"), bins=3)
+
+
+@pytest.mark.parametrize("args", [
+    (torch.tensor([1, -2, 3]),), (torch.tensor([[1, 2]]),), (torch.tensor([1.0, 2.0]),),
+    (torch.tensor([1, 2]), torch.ones(3)), (torch.tensor([1, 2]), None, -1),
+])
+def test_bincount_errors_are_eagers(args):
+    with pytest.raises(RuntimeError) as eager:
+        torch.bincount(*args)
+    lazy_args = [a.to("lazy") if isinstance(a, torch.Tensor) else a for a in args]
+    with pytest.raises(RuntimeError) as lazy:
+        torch.bincount(*lazy_args).cpu()
+    assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
 
 
 def test_errors_are_eagers():
