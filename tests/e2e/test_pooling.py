@@ -314,6 +314,18 @@ def test_upsample_dtypes(dump_dir, dtype):
                         "upsample_nearest2d", "upsample_nearest2d_backward")
 
 
+@pytest.mark.parametrize("dims,kw", [(1, dict(size=11)), (2, dict(scale_factor=2)),
+                                     (2, dict(size=(5, 7))), (3, dict(scale_factor=(2, 1, 3)))])
+def test_upsample_nearest_uint8(dump_dir, dims, kw):
+    # Images as uint8: eager's nearest kernels copy bytes; so do ours
+    # (int32 or bool raise eager's "not implemented", like eager).
+    x = torch.randint(0, 256, (2, 3) + (4, 5, 3)[:dims], generator=torch.Generator().manual_seed(3),
+                      dtype=torch.uint8)
+    eager, lazy = run_both(lambda a: F.interpolate(a, mode="nearest", **kw), x)
+    assert_close(eager, lazy, rtol=0, atol=0)
+    assert_compiled_ops(dump_dir, f"upsample_nearest{dims}d")
+
+
 def test_upsampling_modules(dump_dir):
     x = rnd(2, 3, 4, 7)
     fn = lambda a: (torch.nn.UpsamplingNearest2d(scale_factor=3)(a).sum((2, 3))

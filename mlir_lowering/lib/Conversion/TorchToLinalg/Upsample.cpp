@@ -176,9 +176,14 @@ public:
     auto inputType = cast<RankedTensorType>(input.getType());
     RankedTensorType resultType = this->getTensorType(op.getResult().getType());
     Type elemType = inputType.getElementType();
-    if (!isa<FloatType>(elemType) || !resultType ||
+    // Eager's CPU kernels: nearest copies floats and uint8 (images), linear
+    // interpolates floats.
+    bool uint8 = getTorchDtype(op.getSelf()).isUnsignedInteger(8);
+    if (!(isa<FloatType>(elemType) || (!Linear && uint8)) || !resultType ||
         resultType.getElementType() != elemType)
-      return this->fail(op, rewriter, "self must be a float tensor");
+      return this->fail(op, rewriter,
+                        Linear ? "self must be a float tensor"
+                               : "self must be a float or uint8 tensor");
     UpsampleParams p;
     std::string why;
     if (failed(getUpsampleParams(N, inputType.getShape(), resultType.getShape(),
