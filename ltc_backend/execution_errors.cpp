@@ -9,6 +9,7 @@
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/computation.h"
 #include "ltc_backend/failed_step_rollback.h"
+#include "ltc_mlir/Compiler/Compiler.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -23,12 +24,36 @@ std::string MessageOf(const std::exception& e) {
   return e.what();
 }
 
+// A runtime check tagged as an index error (ltc_mlir::kIndexErrorTag):
+// the message without the tag, or nullopt for any other error.
+c10::optional<std::string> IndexErrorMessage(const std::string& message) {
+  const std::string prefix = std::string("ltc_mlir: ") + ltc_mlir::kIndexErrorTag;
+  if (message.rfind(prefix, 0) != 0) return c10::nullopt;
+  return "ltc_mlir: " + message.substr(prefix.size());
+}
+
+// The error to raise for a failed run: an index check becomes
+// c10::IndexError (Python's IndexError, as in eager); anything else is
+// raised as it was thrown.
+std::exception_ptr PythonFacingError(const std::exception& e) {
+  c10::optional<std::string> index = IndexErrorMessage(MessageOf(e));
+  if (!index) return std::current_exception();
+  return std::make_exception_ptr(c10::IndexError(
+      c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, *index));
+}
+
 }  // namespace
 
 std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     MlirComputation& comp, const torch::lazy::BackendDevice& device,
     const std::function<std::vector<torch::lazy::BackendDataPtr>()>& run) {
-  if (FLAGS_torch_lazy_use_thread_pool) return run();
+  if (FLAGS_torch_lazy_use_thread_pool) {
+    try {
+      return run();
+    } catch (const std::exception& e) {
+      std::rethrow_exception(PythonFacingError(e));
+    }
+  }
   if (pending_error) {
     // A failed sync that neither fetched a value nor went through
     // torch._lazy.mark_step (e.g. torch._C._lazy._mark_step): say it now.
@@ -43,9 +68,11 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     ForgetValuesBeforeUpdates();
     return results;
   } catch (const std::exception& e) {
-    auto failure = std::make_shared<const std::string>(comp.name + ", which failed: " + MessageOf(e));
+    c10::optional<std::string> index = IndexErrorMessage(MessageOf(e));
+    auto failure = std::make_shared<const std::string>(comp.name + ", which failed: " +
+                                                       (index ? *index : MessageOf(e)));
     RestoreValuesBeforeUpdates();
-    pending_error = std::current_exception();
+    pending_error = PythonFacingError(e);
     std::vector<torch::lazy::BackendDataPtr> results;
     for (const torch::lazy::Shape& shape : comp.result_shapes()) {
       auto data = std::make_shared<MlirData>(shape, device);

@@ -31,7 +31,7 @@ def test_cross_entropy_target_out_of_bounds_raises():
     bad = torch.tensor([1, 2, 12, 3, 4, 5, 6, 7])
     with pytest.raises(EAGER_ERRORS, match="out of bounds"):
         F.cross_entropy(logits, bad)  # eager: "Target 12 is out of bounds."
-    with pytest.raises(RuntimeError, match="out of bounds") as err:
+    with pytest.raises(IndexError, match="out of bounds") as err:
         loss = F.cross_entropy(logits.to("lazy"), bad.to("lazy"))
         torch._lazy.mark_step()
     message = str(err.value)
@@ -55,7 +55,7 @@ def test_training_step_with_bad_target_raises(bad_value):
     bad = torch.tensor([0, 1, bad_value, 3, 4, 5])
     with pytest.raises(EAGER_ERRORS, match="out of bounds"):
         _cross_entropy_step(logits, bad)
-    with pytest.raises(RuntimeError, match="Target is out of bounds"):
+    with pytest.raises(IndexError, match="Target is out of bounds"):
         loss, grad = _cross_entropy_step(logits.to("lazy"), bad.to("lazy"))
         torch._lazy.mark_step()
 
@@ -100,7 +100,7 @@ def test_custom_ignore_index_and_weight():
     bad = torch.tensor([2, 7, 3, 1])  # 3 == C is not ignored
     with pytest.raises(EAGER_ERRORS, match="out of bounds"):
         F.nll_loss(F.log_softmax(logits, 1), bad, weight=weight, ignore_index=7)
-    with pytest.raises(RuntimeError, match=r"\[0, 3\) or equal to ignore_index \(7\)"):
+    with pytest.raises(IndexError, match=r"\[0, 3\) or equal to ignore_index \(7\)"):
         lazy = F.nll_loss(F.log_softmax(logits.to("lazy"), 1), bad.to("lazy"),
                           weight=weight.to("lazy"), ignore_index=7)
         torch._lazy.mark_step()
@@ -108,7 +108,7 @@ def test_custom_ignore_index_and_weight():
 
 def test_error_is_raised_only_once():
     logits = torch.randn(2, 3)
-    with pytest.raises(RuntimeError, match="out of bounds"):
+    with pytest.raises(IndexError, match="out of bounds"):
         loss = F.cross_entropy(logits.to("lazy"), torch.tensor([0, 5]).to("lazy"))
         torch._lazy.mark_step()
     torch._lazy.wait_device_ops()  # torch 1.13 alone would raise it again here

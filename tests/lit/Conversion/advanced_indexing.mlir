@@ -6,7 +6,7 @@
 // and are clamped; the kept dim 1 is result dim 1.
 // CHECK: #[[IDX:.*]] = affine_map<(d0, d1) -> (d0)>
 // CHECK: #[[OUT:.*]] = affine_map<(d0, d1) -> (d0, d1)>
-// CHECK: module attributes {ltc.runtime_checks = ["index is out of bounds for dimension 0 with size 6 (x[indices] needs every index in [-6, 6)). Check the index tensors.", "index is out of bounds for dimension 2 with size 5 (x[indices] needs every index in [-5, 5)). Check the index tensors."]}
+// CHECK: module attributes {ltc.runtime_checks = ["IndexError: index is out of bounds for dimension 0 with size 6 (x[indices] needs every index in [-6, 6)). Check the index tensors.", "IndexError: index is out of bounds for dimension 2 with size 5 (x[indices] needs every index in [-5, 5)). Check the index tensors."]}
 // CHECK-LABEL: func.func @index_non_adjacent(
 // CHECK-SAME: %[[X:.*]]: tensor<6x3x5xf32>, %[[I:.*]]: tensor<4xi64>, %[[J:.*]]: tensor<4xi32>)
 // CHECK: arith.cmpi sge, %{{.*}}, %c-6_i64
@@ -57,7 +57,7 @@ func.func @index_none_then_broadcast(%x: !torch.vtensor<[3,6,5],f32>, %i: !torch
 // index_put with accumulate (index's backward): a sequential loop nest over
 // the indexing result [7,4] carrying the result (from self); bf16 adds in
 // f32 and rounds after each add, like ATen's CPU loop.
-// CHECK: module attributes {ltc.runtime_checks = ["index is out of bounds for dimension 0 with size 6 (index_put_ with accumulate=True needs every index in [-6, 6)). Check the index tensors."]}
+// CHECK: module attributes {ltc.runtime_checks = ["IndexError: index is out of bounds for dimension 0 with size 6 (index_put_ with accumulate=True needs every index in [-6, 6)). Check the index tensors."]}
 // CHECK-LABEL: func.func @index_put_accumulate_bf16(
 // CHECK-SAME: %[[X:.*]]: tensor<6x4xbf16>, %[[I:.*]]: tensor<7xi64>, %[[V:.*]]: tensor<7x4xbf16>)
 // CHECK: func.call @ltc_mlir_rt_check_failed

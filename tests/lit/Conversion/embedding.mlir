@@ -4,7 +4,7 @@
 // over the result [2,3,4] reading weight[clamp(indices[i,j]), k].
 // CHECK-DAG: #[[IMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1)>
 // CHECK-DAG: #[[OMAP:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
-// CHECK: module attributes {ltc.runtime_checks = ["embedding: index out of range in self: every index must be in [0, 10)
+// CHECK: module attributes {ltc.runtime_checks = ["IndexError: embedding: index out of range in self: every index must be in [0, 10)
 // CHECK-LABEL: func.func @embedding(
 // CHECK-SAME: %[[W:.*]]: tensor<10x4xf32>, %[[I:.*]]: tensor<2x3xi64>)
 // CHECK: %[[OK:.*]] = tensor.extract

@@ -75,7 +75,7 @@ func.func @vector_norm_runtime_ord(%a: !torch.vtensor<[3,4],f32>, %ord: !torch.f
 
 // take (no Meta kernel in torch 1.13, so it reaches graphs only from
 // TorchScript): negative indices wrap, the check allows [-n, n).
-// CHECK: module attributes {ltc.runtime_checks = ["take(): out of range: every index must be in [-6, 6) for a tensor of 6 elements.
+// CHECK: module attributes {ltc.runtime_checks = ["IndexError: take(): out of range: every index must be in [-6, 6) for a tensor of 6 elements.
 // CHECK-LABEL: func.func @take_wraps(
 // CHECK: %[[FLAT:.*]] = tensor.collapse_shape
 // CHECK: linalg.generic

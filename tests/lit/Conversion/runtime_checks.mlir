@@ -7,8 +7,8 @@
 // Forward and backward have their own message (index 0 and 1), the callee
 // is declared once.
 // CHECK: module attributes {ltc.runtime_checks = [
-// CHECK-SAME: "nll_loss_forward: Target is out of bounds: every target must be a class index in [0, 4) or equal to ignore_index (-100).
-// CHECK-SAME: "nll_loss_backward: Target is out of bounds: every target must be a class index in [0, 4) or equal to ignore_index (-100).
+// CHECK-SAME: "IndexError: nll_loss_forward: Target is out of bounds: every target must be a class index in [0, 4) or equal to ignore_index (-100).
+// CHECK-SAME: "IndexError: nll_loss_backward: Target is out of bounds: every target must be a class index in [0, 4) or equal to ignore_index (-100).
 // CHECK: func.func private @ltc_mlir_rt_check_failed(i64)
 // CHECK-NOT: func.func private @ltc_mlir_rt_check_failed
 // CHECK-LABEL: func.func @nll(

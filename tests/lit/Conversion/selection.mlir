@@ -99,7 +99,7 @@ func.func @logcumsumexp(%a: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],f
 
 // put: a bounds check, then a loop over the indices in order, read-add-insert
 // at the wrapped, clamped flat position.
-// CHECK: module attributes {ltc.runtime_checks = ["put(): out of range: every index must be in [-12, 12) for a tensor of 12 elements.
+// CHECK: module attributes {ltc.runtime_checks = ["IndexError: put(): out of range: every index must be in [-12, 12) for a tensor of 12 elements.
 // CHECK-LABEL: func.func @put(
 // CHECK: tensor.collapse_shape %{{.*}} {{\[\[}}0, 1]] : tensor<3x4xf32> into tensor<12xf32>
 // CHECK: scf.for

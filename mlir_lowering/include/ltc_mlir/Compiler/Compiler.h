@@ -89,9 +89,15 @@ struct CompiledFunction {
   /// ltc_mlir/runtime/symbols.h) and then still returns normally, with
   /// meaningless outputs. `checkMessages[index]` is the error to raise
   /// (op name, what is wrong, how to fix it). Empty when the graph has no
-  /// checks.
+  /// checks. A message starting with kIndexErrorTag is raised as Python's
+  /// IndexError (the tag removed), as eager's index checks are.
   std::vector<std::string> checkMessages;
 };
+
+/// Tag of the runtime-check messages that the backend raises as IndexError
+/// (index_select, embedding, x[indices], index_add/copy/fill, take/put,
+/// nll_loss targets); others raise RuntimeError.
+inline constexpr const char kIndexErrorTag[] = "IndexError: ";
 
 struct CompileResult {
   /// Null when compilation failed; then `error` says why.

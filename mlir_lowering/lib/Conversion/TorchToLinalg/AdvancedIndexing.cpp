@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -122,7 +123,8 @@ void emitIndexChecks(OpBuilder &b, Location loc, const IndexOperands &ops,
         });
     std::string s = std::to_string(size);
     emitRuntimeCheck(b, loc, ok,
-                     "index is out of bounds for dimension " +
+                     std::string(kIndexErrorTag) +
+                         "index is out of bounds for dimension " +
                          std::to_string(k) + " with size " + s + " (" +
                          what.str() + " needs every index in [-" + s + ", " +
                          s + ")). Check the index tensors.");

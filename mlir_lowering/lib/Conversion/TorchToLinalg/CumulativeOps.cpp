@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Sorting.h"
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -390,7 +391,8 @@ public:
           return arith::AndIOp::create(b, l, lo, hi).getResult();
         });
     emitRuntimeCheck(rewriter, loc, ok,
-                     "put(): out of range: every index must be in [-" +
+                     std::string(kIndexErrorTag) +
+                         "put(): out of range: every index must be in [-" +
                          std::to_string(n) + ", " + std::to_string(n) +
                          ") for a tensor of " + std::to_string(n) +
                          " elements. Check the indices passed to put_/put "

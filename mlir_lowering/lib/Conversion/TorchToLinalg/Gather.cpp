@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include <string>
@@ -160,7 +161,8 @@ public:
           return arith::AndIOp::create(b, l, lo, hi).getResult();
         });
     emitRuntimeCheck(rewriter, loc, ok,
-                     "take(): out of range: every index must be in [-" +
+                     std::string(kIndexErrorTag) +
+                         "take(): out of range: every index must be in [-" +
                          std::to_string(n) + ", " + std::to_string(n) +
                          ") for a tensor of " + std::to_string(n) +
                          " elements. Check the indices passed to take.");

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -81,7 +82,8 @@ public:
               .getResult();
         });
     emitRuntimeCheck(rewriter, loc, ok,
-                     "index_select: index out of range in self: every index "
+                     std::string(kIndexErrorTag) +
+                         "index_select: index out of range in self: every index "
                      "must be in [0, " +
                          std::to_string(size) + ") for dim " +
                          std::to_string(*d) + " of size " +
@@ -131,7 +133,7 @@ void emitIndexBoundsCheck(OpBuilder &b, Location loc, Value indices,
                                  createIntConstant(nb, l, i64, size))
         .getResult();
   });
-  emitRuntimeCheck(b, loc, ok, message);
+  emitRuntimeCheck(b, loc, ok, kIndexErrorTag + message);
 }
 
 /// embedding(weight [V, D], indices): result[..., d] = weight[indices[...], d]

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include <string>
@@ -112,7 +113,8 @@ public:
                      : Kind == IndexUpdate::Copy ? "index_copy"
                                                  : "index_add";
     emitRuntimeCheck(rewriter, loc, ok,
-                     (name + "(): index out of range in self: every index must "
+                     (kIndexErrorTag + name +
+                      "(): index out of range in self: every index must "
                              "be in [" +
                       std::to_string(allowNegative ? -size : 0) + ", " +
                       std::to_string(size) + ") for dimension " +

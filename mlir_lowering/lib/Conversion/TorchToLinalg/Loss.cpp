@@ -24,6 +24,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 #include <limits>
@@ -128,7 +129,8 @@ void emitTargetCheck(OpBuilder &b, Location loc, StringRef opName,
     ignore += " (" + std::to_string(*v) + ")";
   emitRuntimeCheck(
       b, loc, ok,
-      (opName + ": Target is out of bounds: every target must be a class "
+      (kIndexErrorTag + opName +
+       ": Target is out of bounds: every target must be a class "
                 "index in [0, " +
        Twine(numClasses) + ") or equal to " + ignore +
        ". Check the labels passed to cross_entropy / nll_loss (and that "
