@@ -8,31 +8,18 @@ import os
 import pytest
 
 from isolated import run_isolated
+from lockstep_training import lockstep_training
 
 # A training step whose graph is well above the split threshold (a
 # LayerNorm/GELU MLP with backward and Adam: many kernels after fusion) and a
 # one-op graph far below it.
-PROGRAM = '''
-torch.manual_seed(0)
-def make():
-    return torch.nn.Sequential(
-        torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),
-        torch.nn.Linear(128, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),
-        torch.nn.Linear(128, 10))
-eager = make()
-model = __import__("copy").deepcopy(eager).to("lazy")
-opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-eager_opt = torch.optim.Adam(eager.parameters(), lr=1e-3)
-for step in range(2):
-    x, y = torch.randn(32, 64), torch.randint(0, 10, (32,))
-    for net, o, dev in ((model, opt, "lazy"), (eager, eager_opt, "cpu")):
-        loss = torch.nn.functional.cross_entropy(net(x.to(dev)), y.to(dev))
-        o.zero_grad()
-        loss.backward()
-        o.step()
-    torch._lazy.mark_step()
-diff = max((a.detach().cpu() - b.detach()).abs().max().item()
-           for a, b in zip(model.parameters(), eager.parameters()))
+PROGRAM = lockstep_training(
+    "torch.nn.Sequential("
+    "torch.nn.Linear(64, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),"
+    "torch.nn.Linear(128, 128), torch.nn.LayerNorm(128), torch.nn.GELU(),"
+    "torch.nn.Linear(128, 10))",
+    "Adam(params, lr=1e-3)", 64, 10, batch=32, steps=2) + '''
+diff = param_diff()
 small = torch.arange(5.0)
 tiny = (small.to("lazy") + 1).cpu()
 m = ltc_mlir.metrics()
