@@ -19,6 +19,10 @@
 // the group count, the group starts are scattered to their ranks, and the
 // output gathers them (index_select); inverse = cumsum(starts) - 1, counts
 // are the distances between starts. Empty inputs keep the eager path.
+// masked_fill: eager's out-of-place result has the broadcast shape of self
+// and mask (nn.MultiheadAttention merges a [1, L, S] attention mask with a
+// [B*heads, 1, S] padding mask so), torch 1.13's lazy shape is self's; self
+// is expanded first, then LTC's kernel runs.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
 #include <torch/csrc/lazy/core/tensor.h>
@@ -228,6 +232,27 @@ c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indice
   return replaced;
 }
 
+// masked_fill.Scalar / .Tensor (self, mask, value) at the Lazy key.
+class BroadcastingMaskedFill final : public c10::OperatorKernel {
+ public:
+  explicit BroadcastingMaskedFill(c10::KernelFunction inner) : inner_(std::move(inner)) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    c10::IValue& self = (*stack)[stack->size() - 3];
+    const c10::IValue& mask = (*stack)[stack->size() - 2];
+    if (self.isTensor() && mask.isTensor()) {
+      const at::Tensor& t = self.toTensor();
+      std::vector<int64_t> shape = at::infer_size(t.sizes(), mask.toTensor().sizes());
+      if (!t.sizes().equals(shape)) self = at::expand_copy(t, shape);
+    }
+    inner_.callBoxed(op, keys, stack);
+  }
+
+ private:
+  c10::KernelFunction inner_;
+};
+
 void RegisterMaskKernels() {
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
@@ -239,6 +264,15 @@ void RegisterMaskKernels() {
             torch::CppFunction::makeFromBoxedFunction<&MaskedScatterOutOfPlaceBoxed>());
   lib->impl("unique_consecutive",
             torch::CppFunction::makeFromBoxedFunction<&UniqueConsecutiveBoxed>());
+  for (const char* overload : {"Scalar", "Tensor"}) {
+    c10::OperatorHandle op =
+        c10::Dispatcher::singleton().findSchemaOrThrow("aten::masked_fill", overload);
+    c10::KernelFunction ltc = RegisteredKernel(op, c10::DispatchKey::Lazy);
+    if (!ltc.isValid()) continue;
+    lib->impl((std::string("masked_fill.") + overload).c_str(),
+              torch::CppFunction::makeFromBoxedFunctor(
+                  std::make_unique<BroadcastingMaskedFill>(std::move(ltc))));
+  }
 }
 
 }  // namespace backend

@@ -16,6 +16,7 @@ import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
 from . import _module_fixes
+from . import _transformer_fixes
 from . import _tensor_fixes
 
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
@@ -36,6 +37,7 @@ def init():
     _C._debug_enabled()  # reads LTC_MLIR_DEBUG: source lines are recorded from now on
     _tensor_fixes.install()
     _module_fixes.install()
+    _transformer_fixes.install()
     if _torch.Tensor.contiguous is not _contiguous:
         _torch.Tensor.contiguous = _contiguous
     _raise_graph_errors_at_mark_step()
