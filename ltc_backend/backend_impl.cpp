@@ -207,11 +207,12 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
 // shape promoted.
 std::vector<torch::lazy::Shape> HuberLossShape(const c10::OperatorHandle& op,
                                                const torch::jit::Stack& stack) {
-  const c10::IValue* args = &stack[stack.size() - op.schema().arguments().size()];
-  const at::Tensor& self = args[0].toTensor();
-  const at::Tensor& target = args[1].toTensor();
-  TORCH_CHECK(args[3].toDouble() > 0, "huber_loss does not support non-positive values for delta.");
-  if (args[2].toInt() != at::Reduction::None) return {torch::lazy::Shape(self.scalar_type(), {})};
+  const at::Tensor& self = BoxedArgument(op, stack, 0).toTensor();
+  const at::Tensor& target = BoxedArgument(op, stack, 1).toTensor();
+  TORCH_CHECK(BoxedArgument(op, stack, 3).toDouble() > 0,
+              "huber_loss does not support non-positive values for delta.");
+  if (BoxedArgument(op, stack, 2).toInt() != at::Reduction::None)
+    return {torch::lazy::Shape(self.scalar_type(), {})};
   return {torch::lazy::Shape(self.scalar_type(), at::infer_size(self.sizes(), target.sizes()))};
 }
 

@@ -32,14 +32,13 @@ c10::optional<std::string> IndexErrorMessage(const std::string& message) {
   return "ltc_mlir: " + message.substr(prefix.size());
 }
 
-// The error to raise for a failed run: an index check becomes
-// c10::IndexError (Python's IndexError, as in eager); anything else is
-// raised as it was thrown.
-std::exception_ptr PythonFacingError(const std::exception& e) {
-  c10::optional<std::string> index = IndexErrorMessage(MessageOf(e));
-  if (!index) return std::current_exception();
+// The error to raise for a failed run: a failed index check (its message
+// from IndexErrorMessage) becomes c10::IndexError (Python's IndexError, as
+// in eager); anything else is raised as it was thrown. Call inside the catch.
+std::exception_ptr PythonFacingError(const c10::optional<std::string>& indexMessage) {
+  if (!indexMessage) return std::current_exception();
   return std::make_exception_ptr(c10::IndexError(
-      c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, *index));
+      c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, *indexMessage));
 }
 
 }  // namespace
@@ -51,7 +50,7 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     try {
       return run();
     } catch (const std::exception& e) {
-      std::rethrow_exception(PythonFacingError(e));
+      std::rethrow_exception(PythonFacingError(IndexErrorMessage(MessageOf(e))));
     }
   }
   if (pending_error) {
@@ -68,11 +67,12 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     ForgetValuesBeforeUpdates();
     return results;
   } catch (const std::exception& e) {
-    c10::optional<std::string> index = IndexErrorMessage(MessageOf(e));
+    std::string message = MessageOf(e);
+    c10::optional<std::string> index = IndexErrorMessage(message);
     auto failure = std::make_shared<const std::string>(comp.name + ", which failed: " +
-                                                       (index ? *index : MessageOf(e)));
+                                                       (index ? *index : message));
     RestoreValuesBeforeUpdates();
-    pending_error = PythonFacingError(e);
+    pending_error = PythonFacingError(index);
     std::vector<torch::lazy::BackendDataPtr> results;
     for (const torch::lazy::Shape& shape : comp.result_shapes()) {
       auto data = std::make_shared<MlirData>(shape, device);

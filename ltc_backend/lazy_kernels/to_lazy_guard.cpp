@@ -22,18 +22,25 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
+// The lazy device _to_copy's `device` argument names, if any.
+c10::optional<c10::Device> LazyDestination(const c10::OperatorHandle& op,
+                                           const torch::jit::Stack& stack) {
+  const auto& args = op.schema().arguments();
+  for (size_t i = 1; i < args.size(); ++i) {
+    const c10::IValue& v = BoxedArgument(op, stack, i);
+    if (args[i].name() == "device" && v.isDevice() && v.toDevice().is_lazy()) return v.toDevice();
+  }
+  return c10::nullopt;
+}
+
 class ToLazyCheck final : public c10::OperatorKernel {
  public:
   explicit ToLazyCheck(c10::KernelFunction inner) : inner_(std::move(inner)) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
-    const auto& args = op.schema().arguments();
-    const size_t n = args.size();
-    const at::Tensor& self = (*stack)[stack->size() - n].toTensor();
-    for (size_t i = 1; i < n; ++i) {
-      const c10::IValue& v = (*stack)[stack->size() - n + i];
-      if (args[i].name() != "device" || !v.isDevice() || !v.toDevice().is_lazy()) continue;
+    const at::Tensor& self = BoxedArgument(op, *stack, 0).toTensor();
+    if (LazyDestination(op, *stack)) {
       TORCH_CHECK(!self.is_quantized(), "Quantized tensors (", self.scalar_type(),
                   ") cannot be moved to the lazy device: lazy tensors are dense. Call "
                   ".dequantize() first.");
@@ -56,17 +63,11 @@ class LazyToOtherLazy final : public c10::OperatorKernel {
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
-    const auto& args = op.schema().arguments();
-    const size_t n = args.size();
-    c10::IValue& self = (*stack)[stack->size() - n];
-    for (size_t i = 1; i < n; ++i) {
-      const c10::IValue& v = (*stack)[stack->size() - n + i];
-      if (args[i].name() != "device" || !v.isDevice() || !v.toDevice().is_lazy()) continue;
-      const at::Tensor& source = self.toTensor();
-      if (source.is_lazy() && source.device() != v.toDevice()) {
-        self = source.cpu();
-        return op.callBoxed(stack);
-      }
+    c10::IValue& self = (*stack)[stack->size() - op.schema().arguments().size()];
+    c10::optional<c10::Device> destination = LazyDestination(op, *stack);
+    if (destination && self.toTensor().is_lazy() && self.toTensor().device() != *destination) {
+      self = self.toTensor().cpu();
+      return op.callBoxed(stack);
     }
     inner_.callBoxed(op, keys, stack);
   }
