@@ -187,7 +187,8 @@ inline void ReturnBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack,
 // Whether `e` is the eager fallback's refusal of a view op (eager_fallback.cpp).
 bool IsViewFallbackError(const c10::Error& e);
 
-// set_(source) raises (storage_ops.cpp): a lazy tensor has no storage to share.
+// set_(source) moves a lazy tensor into the source's alias group; the raw-storage
+// overloads raise (storage_ops.cpp).
 void RegisterStorageOps();
 
 // _to_copy of sparse/quantized/mkldnn tensors to the lazy device raises a

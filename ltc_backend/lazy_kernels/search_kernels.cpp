@@ -169,8 +169,12 @@ void IndexReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   dim = c10::maybe_wrap_dim(dim, source.dim());
   std::vector<int64_t> shape(source.dim(), 1);
   shape[dim] = index.numel();
-  at::Tensor expanded =
-      at::expand_copy(at::view_copy(index.to(at::kLong), shape), source.sizes());
+  // Gathering the indices from arange(size) gives them back behind
+  // index_select's bounds check: an index out of range raises eager's
+  // IndexError ("index out of range in self"), not scatter's RuntimeError.
+  at::Tensor checked = at::index_select(
+      at::arange(self.size(dim), index.options().dtype(at::kLong)), 0, at::view_copy(index, {-1}));
+  at::Tensor expanded = at::expand_copy(at::view_copy(checked, shape), source.sizes());
   at::Tensor result = at::scatter_reduce(self, dim, expanded, source, reduce, includeSelf);
   ReturnBoxed(op, stack, at::view_copy(result, selfShape));
 }

@@ -1,9 +1,24 @@
-// storage_ops: ops whose meaning is sharing storage, which a lazy tensor does
-// not have. Through the eager fallback `x.set_(y)` copied y's values into x
-// once, and later writes to y no longer reached x: a silent divergence from
-// eager. They raise instead.
+// storage_ops: ops whose meaning is sharing storage.
+//
+// `x.set_(y)` makes x share y's storage: later writes through either are seen
+// by both. A lazy tensor has no storage, but under functionalization (which
+// every lazy tensor runs under) an alias group plays that part: its members
+// see each other's writes. So set_(y) moves x into y's alias group, with y's
+// value, view chain and generation, as later PyTorch's functionalization does
+// (FunctionalTensorWrapper::set__impl, 2.1). Views of x taken before keep the
+// old group, as in eager where they keep the old storage.
+//
+// torch 1.13 raised here (its TorchScript backend too), so
+// nn.utils.parametrize (register_parametrization with any parametrization,
+// remove_parametrizations) and parametrizations.orthogonal failed on the
+// lazy device. The overloads naming a raw Storage or an offset/size/stride
+// still raise: a lazy tensor's storage cannot be addressed.
 #include <ATen/ATen.h>
+#include <ATen/FunctionalTensorWrapper.h>
+#include <torch/csrc/autograd/variable.h>
 #include <torch/library.h>
+
+#include <vector>
 
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
@@ -12,15 +27,73 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
+// torch 1.13's FunctionalTensorWrapper keeps its view chain and generation
+// private and has no set_ support. An explicit instantiation may name
+// private members ([temp.spec.general]): the usual way to reach them.
+template <typename Tag, typename Tag::type Member>
+struct ExposeMember {
+  friend typename Tag::type MemberOf(Tag) { return Member; }
+};
+struct GenerationTag {
+  using type = size_t at::FunctionalTensorWrapper::*;
+  friend type MemberOf(GenerationTag);
+};
+struct ViewMetasTag {
+  using type = std::vector<at::functionalization::ViewMeta> at::FunctionalTensorWrapper::*;
+  friend type MemberOf(ViewMetasTag);
+};
+template struct ExposeMember<GenerationTag, &at::FunctionalTensorWrapper::generation_>;
+template struct ExposeMember<ViewMetasTag, &at::FunctionalTensorWrapper::view_metas_>;
+
+bool IsLazyFunctional(const at::Tensor& t) {
+  return t.defined() && t.device().is_lazy() &&
+         at::functionalization::impl::isFunctionalTensor(t);
+}
+
+at::Tensor& SetSourceTensor(at::Tensor& self, const at::Tensor& source) {
+  if (self.unsafeGetTensorImpl() == source.unsafeGetTensorImpl()) return self;
+  TORCH_CHECK(IsLazyFunctional(self) && IsLazyFunctional(source),
+              "set_: self is on ", self.device(), " and source on ", source.device(),
+              "; ltc_mlir supports set_ between two lazy tensors only. Move the source "
+              "first: x.set_(y.to(x.device))");
+  // Eager only asserts this (an internal assert in its Python binding).
+  TORCH_CHECK(self.scalar_type() == source.scalar_type(), "set_: source has dtype ",
+              source.scalar_type(), " and self ", self.scalar_type(),
+              "; set_ needs one dtype: convert the source first, x.set_(y.to(x.dtype))");
+  if (at::GradMode::is_enabled() && (self.requires_grad() || source.requires_grad())) {
+    TORCH_CHECK(!(self.is_leaf() && self.requires_grad()),
+                "a leaf Variable that requires grad is being used in an in-place operation.");
+    TORCH_CHECK(false, "set_ of lazy tensors that take part in autograd is not supported by "
+                "ltc_mlir; call it under torch.no_grad() (as nn.utils.parametrize does)");
+  }
+  at::functionalization::impl::sync(source);
+  auto* target = at::functionalization::impl::unsafeGetFunctionalWrapper(self);
+  auto* origin = at::functionalization::impl::unsafeGetFunctionalWrapper(source);
+  // Eager's set_ also rebinds tensors from .data / .detach(), whose metadata
+  // is otherwise frozen.
+  const bool allowed = target->allow_tensor_metadata_change();
+  target->set_allow_tensor_metadata_change(true);
+  target->set_storage_keep_dtype(origin->storage());
+  target->set_allow_tensor_metadata_change(allowed);
+  target->*MemberOf(ViewMetasTag{}) = origin->*MemberOf(ViewMetasTag{});
+  target->replace_(origin->value());
+  target->*MemberOf(GenerationTag{}) = origin->*MemberOf(GenerationTag{});
+  torch::autograd::impl::bump_version(self);
+  return self;
+}
+
 void RejectSharing(const c10::OperatorHandle& op, torch::jit::Stack*) {
-  TORCH_CHECK(false, OperatorFullName(op), " is not supported on lazy tensors: it would make "
-              "the tensor share storage, and lazy tensors have none. Use x.copy_(y) to copy "
-              "values, or rebind the Python name (x = y).");
+  TORCH_CHECK(false, OperatorFullName(op), " is not supported on lazy tensors: it addresses "
+              "raw storage, which lazy tensors do not have. Use x.set_(y) with a lazy "
+              "tensor y, x.copy_(y) to copy values, or rebind the Python name (x = y).");
 }
 
 }  // namespace
 
 void RegisterStorageOps() {
+  static torch::Library* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  autograd->impl("set_.source_Tensor", TORCH_FN(SetSourceTensor));
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   // The in-place ops and the functional variants functionalization makes of them.

@@ -197,3 +197,19 @@ def test_errors_are_eagers():
     assert str(lazy.value) == str(eager.value)
     with pytest.raises(IndexError):
         X.to("lazy").index_reduce(2, torch.tensor([0]).to("lazy"), X.to("lazy"), "prod")
+
+
+@pytest.mark.parametrize("bad", [3, -1])
+def test_index_reduce_index_out_of_range_is_eagers_index_error(bad):
+    self, source = torch.zeros(3, 2), torch.ones(2, 2)
+    index = torch.tensor([0, bad])
+    with pytest.raises(IndexError, match="index out of range in self"):
+        self.index_reduce(0, index, source, "prod")
+    with pytest.raises(IndexError, match="index out of range in self"):
+        self.to("lazy").index_reduce(0, index.to("lazy"), source.to("lazy"), "prod").cpu()
+    # The next valid call runs, natively.
+    ltc_mlir.reset_metrics()
+    good = torch.tensor([0, 2])
+    lazy = self.to("lazy").index_reduce(0, good.to("lazy"), source.to("lazy"), "prod").cpu()
+    torch.testing.assert_close(lazy, self.index_reduce(0, good, source, "prod"))
+    assert_all_native()
