@@ -385,6 +385,7 @@ void InitBackend() {
     RegisterFunctionalizedComposites();
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
+    InstallInferenceModeViewFix();
     InstallLazyDeviceGuard();
   });
 }

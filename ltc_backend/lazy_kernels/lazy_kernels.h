@@ -200,6 +200,11 @@ void RegisterToLazyGuard();
 // Returns how many kernels it wrapped.
 size_t InstallMutationGuard();
 
+// Wraps the Functionalize kernels of view ops (inference_mode_views.cpp): under
+// torch.inference_mode() a view of a normal lazy tensor is a normal tensor, as
+// in eager. Returns how many kernels it wrapped.
+size_t InstallInferenceModeViewFix();
+
 // Wraps every kernel registered for the Lazy key so far with the device check
 // (device_guard.cpp). Call last. Returns how many kernels it wrapped.
 size_t InstallLazyDeviceGuard();
