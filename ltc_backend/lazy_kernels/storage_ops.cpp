@@ -50,7 +50,9 @@ bool IsLazyFunctional(const at::Tensor& t) {
          at::functionalization::impl::isFunctionalTensor(t);
 }
 
-at::Tensor& SetSourceTensor(at::Tensor& self, const at::Tensor& source) {
+// Moves self into source's alias group: source's storage, view chain, value
+// and generation.
+at::Tensor& JoinAliasGroup(at::Tensor& self, const at::Tensor& source) {
   if (self.unsafeGetTensorImpl() == source.unsafeGetTensorImpl()) return self;
   TORCH_CHECK(IsLazyFunctional(self) && IsLazyFunctional(source),
               "set_: self is on ", self.device(), " and source on ", source.device(),
@@ -60,12 +62,6 @@ at::Tensor& SetSourceTensor(at::Tensor& self, const at::Tensor& source) {
   TORCH_CHECK(self.scalar_type() == source.scalar_type(), "set_: source has dtype ",
               source.scalar_type(), " and self ", self.scalar_type(),
               "; set_ needs one dtype: convert the source first, x.set_(y.to(x.dtype))");
-  if (at::GradMode::is_enabled() && (self.requires_grad() || source.requires_grad())) {
-    TORCH_CHECK(!(self.is_leaf() && self.requires_grad()),
-                "a leaf Variable that requires grad is being used in an in-place operation.");
-    TORCH_CHECK(false, "set_ of lazy tensors that take part in autograd is not supported by "
-                "ltc_mlir; call it under torch.no_grad() (as nn.utils.parametrize does)");
-  }
   at::functionalization::impl::sync(source);
   auto* target = at::functionalization::impl::unsafeGetFunctionalWrapper(self);
   auto* origin = at::functionalization::impl::unsafeGetFunctionalWrapper(source);
@@ -78,9 +74,44 @@ at::Tensor& SetSourceTensor(at::Tensor& self, const at::Tensor& source) {
   target->*MemberOf(ViewMetasTag{}) = origin->*MemberOf(ViewMetasTag{});
   target->replace_(origin->value());
   target->*MemberOf(GenerationTag{}) = origin->*MemberOf(GenerationTag{});
-  torch::autograd::impl::bump_version(self);
   return self;
 }
+
+// AutogradLazy: autograd's checks, then the version bump ADInplaceOrView
+// would make.
+at::Tensor& SetSourceTensorAutograd(at::Tensor& self, const at::Tensor& source) {
+  if (at::GradMode::is_enabled() && (self.requires_grad() || source.requires_grad())) {
+    TORCH_CHECK(!(self.is_leaf() && self.requires_grad()),
+                "a leaf Variable that requires grad is being used in an in-place operation.");
+    TORCH_CHECK(false, "set_ of lazy tensors that take part in autograd is not supported by "
+                "ltc_mlir; call it under torch.no_grad() (as nn.utils.parametrize does)");
+  }
+  JoinAliasGroup(self, source);
+  if (self.unsafeGetTensorImpl() != source.unsafeGetTensorImpl())
+    torch::autograd::impl::bump_version(self);
+  return self;
+}
+
+// Functionalize: reached without the autograd keys (torch.inference_mode()),
+// after ADInplaceOrView has bumped the version. Other functionalized tensors
+// (functorch's functionalize) keep torch's kernel.
+class SetSourceTensorFunctionalize final : public c10::OperatorKernel {
+ public:
+  explicit SetSourceTensorFunctionalize(c10::KernelFunction inner) : inner_(std::move(inner)) {}
+
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    at::Tensor self = (*stack)[stack->size() - 2].toTensor();
+    const at::Tensor source = (*stack)[stack->size() - 1].toTensor();
+    if (!self.device().is_lazy()) return inner_.callBoxed(op, keys, stack);
+    JoinAliasGroup(self, source);
+    torch::jit::drop(*stack, 2);
+    torch::jit::push(*stack, self);
+  }
+
+ private:
+  c10::KernelFunction inner_;
+};
 
 void RejectSharing(const c10::OperatorHandle& op, torch::jit::Stack*) {
   TORCH_CHECK(false, OperatorFullName(op), " is not supported on lazy tensors: it addresses "
@@ -93,7 +124,18 @@ void RejectSharing(const c10::OperatorHandle& op, torch::jit::Stack*) {
 void RegisterStorageOps() {
   static torch::Library* autograd = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
-  autograd->impl("set_.source_Tensor", TORCH_FN(SetSourceTensor));
+  autograd->impl("set_.source_Tensor", TORCH_FN(SetSourceTensorAutograd));
+  static torch::Library* functionalize = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::Functionalize, __FILE__, __LINE__);
+  {
+    QuietWarnings quiet;  // wraps functionalization's kernel on purpose
+    c10::OperatorHandle set =
+        c10::Dispatcher::singleton().findSchemaOrThrow("aten::set_", "source_Tensor");
+    functionalize->impl("set_.source_Tensor",
+                        torch::CppFunction::makeFromBoxedFunctor(
+                            std::make_unique<SetSourceTensorFunctionalize>(
+                                RegisteredKernel(set, c10::DispatchKey::Functionalize))));
+  }
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   // The in-place ops and the functional variants functionalization makes of them.

@@ -165,3 +165,17 @@ def test_errors_are_clear():
         a.set_(torch.zeros(3).to("lazy").storage())
     with pytest.raises(RuntimeError, match="devices must match"):
         a.set_(torch.zeros(3).storage())
+
+
+def test_set_in_inference_mode():
+    # Without the autograd keys set_ reaches the Functionalize kernel.
+    def fn(device):
+        x = torch.randn(3, generator=torch.Generator().manual_seed(0)).to(device)
+        with torch.inference_mode():
+            y = torch.arange(4.).to(device)
+            before = x._version
+            x.set_(y)
+            bumped = x._version - before
+            y.add_(1)
+            return [x.clone(), torch.tensor([bumped, int(x.is_inference())])]
+    on_both(fn)
