@@ -8,6 +8,7 @@ import copy
 
 import pytest
 import torch
+import torch._lazy.metrics
 import torchvision
 
 import ltc_mlir
@@ -39,6 +40,7 @@ def test_model_in_inference_mode_matches_eager(name):
     eager = eager[0] if isinstance(eager, tuple) else eager
     lazy_model = copy.deepcopy(model).to("lazy")
     ltc_mlir.reset_metrics()
+    torch._lazy.metrics.reset()
     with torch.inference_mode():
         lazy = lazy_model(x.to("lazy"))
         lazy = lazy[0] if isinstance(lazy, tuple) else lazy
@@ -102,6 +104,7 @@ def test_in_place_on_a_normal_tensor_then_training_goes_on():
 
     eager_version, eager = run("cpu")
     ltc_mlir.reset_metrics()
+    torch._lazy.metrics.reset()
     lazy_version, lazy = run("lazy")
     assert lazy_version == eager_version
     for e, l in zip(eager, lazy):

@@ -8,6 +8,7 @@ import copy
 
 import pytest
 import torch
+import torch._lazy.metrics
 import torch.nn.utils.parametrize as parametrize
 from torch.nn.utils import parametrizations
 
@@ -19,6 +20,7 @@ def on_both(fn):
     """fn(device) -> list of tensors, run on CPU and on the lazy device."""
     eager = [t.clone() for t in fn("cpu")]
     ltc_mlir.reset_metrics()
+    torch._lazy.metrics.reset()
     lazy = [t.cpu() for t in fn("lazy")]
     assert len(eager) == len(lazy)
     for e, l in zip(eager, lazy):
@@ -128,6 +130,7 @@ def test_parametrized_training_matches_eager(parametrization):
 
     eager = train("cpu", build())
     ltc_mlir.reset_metrics()
+    torch._lazy.metrics.reset()
     lazy = [t.cpu() for t in train("lazy", build())]
     for e, l in zip(eager, lazy):
         torch.testing.assert_close(l, e, rtol=1e-4, atol=1e-5)
