@@ -187,6 +187,17 @@ def test_odd_sizes_and_strides_larger_than_kernel(dumps, tmp_path):
     check(eager, lazy, torch.float32, ["convolution", "convolution_backward"], tmp_path)
 
 
+@pytest.mark.parametrize("channels,size", [(192, 4), (96, 8)])
+def test_wide_depthwise_kernel_larger_than_input(channels, size, dumps, tmp_path):
+    # ConvNeXt's 7x7 depthwise convolution on a 4x4 map: the input gradient
+    # reads the flipped kernel (index oh - kh + 6), which tiling over many
+    # channels sliced too small: the graph failed to compile and fell back.
+    x, w, b = rnd(2, channels, size, size), rnd(channels, 1, 7, 7), rnd(channels)
+    fn = lambda x, w, b: F.conv2d(x, w, b, padding=3, groups=channels)
+    eager, lazy = run_both(fn, x, w, b, grad_inputs=(0, 1, 2))
+    check(eager, lazy, torch.float32, ["convolution", "convolution_backward"], tmp_path)
+
+
 def test_non_contiguous_input(dumps, tmp_path):
     x = rnd(2, 8, 6, 3).permute(0, 3, 2, 1)   # [2, 3, 6, 8], channels last-ish
     w = rnd(4, 3, 3, 3)

@@ -498,6 +498,21 @@ SmallVector<Operation *> findEpilogue(linalg::LinalgOp contraction) {
   }
 }
 
+/// Whether some result of `map` decreases as a loop index grows.
+static bool hasNegativeCoefficient(AffineMap map) {
+  bool negative = false;
+  for (AffineExpr result : map.getResults())
+    result.walk([&](AffineExpr e) {
+      auto mul = dyn_cast<AffineBinaryOpExpr>(e);
+      if (!mul || mul.getKind() != AffineExprKind::Mul)
+        return;
+      for (AffineExpr side : {mul.getLHS(), mul.getRHS()})
+        if (auto c = dyn_cast<AffineConstantExpr>(side); c && c.getValue() < 0)
+          negative = true;
+    });
+  return negative;
+}
+
 void TileAndVectorizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   MLIRContext *ctx = &getContext();
@@ -554,6 +569,13 @@ void TileAndVectorizePass::runOnOperation() {
     if (llvm::any_of(ranges, [](int64_t r) {
           return ShapedType::isDynamic(r) || r == 0;
         }))
+      continue;
+    // Tiling computes each operand's slice from its indexing map at the
+    // tile's bounds, which assumes maps that grow with every loop; a map
+    // with a negative coefficient (the flipped-kernel im2col of a
+    // convolution's input gradient, `oh - kh + K - 1`) got a slice too small
+    // and failed verification. Such ops stay whole (serial loops).
+    if (llvm::any_of(op.getIndexingMapsArray(), hasNegativeCoefficient))
       continue;
     if (ranges.empty()) {
       // 0-d ops: nothing to tile, vectorize as is.
