@@ -1,6 +1,7 @@
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 
 #include <ATen/core/dispatch/OperatorEntry.h>
+#include <torch/library.h>
 
 namespace ltc_mlir {
 namespace backend {
@@ -33,6 +34,47 @@ c10::KernelFunction RegisteredKernel(const c10::OperatorHandle& op, c10::Dispatc
 std::string OperatorFullName(const c10::OperatorHandle& op) {
   const c10::OperatorName& name = op.operator_name();
   return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
+}
+
+namespace {
+
+// A boxed kernel held in a std::function (makeFromBoxedFunctor needs one
+// concrete functor type).
+class HeldKernel final : public c10::OperatorKernel {
+ public:
+  explicit HeldKernel(BoxedKernel kernel) : kernel_(std::move(kernel)) {}
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                  torch::jit::Stack* stack) {
+    kernel_(op, keys, stack);
+  }
+
+ private:
+  BoxedKernel kernel_;
+};
+
+}  // namespace
+
+size_t WrapFunctionalizeKernels(torch::Library& lib,
+                                const std::function<bool(const c10::FunctionSchema&)>& select,
+                                const std::function<BoxedKernel(c10::KernelFunction)>& wrap) {
+  QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
+  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
+  size_t wrapped = 0;
+  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+    if (name.name.rfind("aten::", 0) != 0) continue;
+    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(c10::DispatchKey::Functionalize) ||
+        !select(op->schema()))
+      continue;
+    c10::KernelFunction inner = RegisteredKernel(*op, c10::DispatchKey::Functionalize);
+    if (!inner.isValid()) continue;
+    std::string short_name = name.name.substr(6);
+    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
+    lib.impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
+                                     std::make_unique<HeldKernel>(wrap(std::move(inner)))));
+    ++wrapped;
+  }
+  return wrapped;
 }
 
 }  // namespace backend

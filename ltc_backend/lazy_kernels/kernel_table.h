@@ -10,7 +10,12 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/util/Exception.h>
 
+#include <functional>
 #include <string>
+
+namespace torch {
+class Library;
+}
 
 namespace ltc_mlir {
 namespace backend {
@@ -19,6 +24,15 @@ namespace backend {
 // CompositeImplicitAutograd); invalid when there is none. A copy: it stays
 // callable after another kernel replaces it in the dispatch table.
 c10::KernelFunction RegisteredKernel(const c10::OperatorHandle& op, c10::DispatchKey key);
+
+// Registers, in `lib` (an IMPL library for the Functionalize key), a wrapper
+// around the Functionalize kernel of every aten op whose schema `select`
+// accepts: `wrap` receives the kernel it replaces. Returns how many.
+using BoxedKernel =
+    std::function<void(const c10::OperatorHandle&, c10::DispatchKeySet, torch::jit::Stack*)>;
+size_t WrapFunctionalizeKernels(torch::Library& lib,
+                                const std::function<bool(const c10::FunctionSchema&)>& select,
+                                const std::function<BoxedKernel(c10::KernelFunction)>& wrap);
 
 // "aten::add.Tensor": the name LTC's counters and our messages use.
 std::string OperatorFullName(const c10::OperatorHandle& op);

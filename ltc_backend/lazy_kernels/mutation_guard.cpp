@@ -124,26 +124,13 @@ class MutationDeviceCheck final : public c10::OperatorKernel {
 size_t InstallMutationGuard() {
   static torch::Library* lib = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::Functionalize, __FILE__, __LINE__);
-  QuietWarnings quiet;
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
-  size_t wrapped = 0;
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0) continue;
-    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasSchema() ||
-        !op->hasKernelForDispatchKey(c10::DispatchKey::Functionalize))
-      continue;
-    const auto& args = op->schema().arguments();
-    if (std::none_of(args.begin(), args.end(), Writes)) continue;
-    c10::KernelFunction inner = RegisteredKernel(*op, c10::DispatchKey::Functionalize);
-    if (!inner.isValid()) continue;
-    std::string short_name = name.name.substr(6);
-    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
-    lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<MutationDeviceCheck>(std::move(inner))));
-    ++wrapped;
-  }
-  return wrapped;
+  return WrapFunctionalizeKernels(
+      *lib,
+      [](const c10::FunctionSchema& schema) {
+        const auto& args = schema.arguments();
+        return std::any_of(args.begin(), args.end(), Writes);
+      },
+      [](c10::KernelFunction inner) -> BoxedKernel { return MutationDeviceCheck(std::move(inner)); });
 }
 
 }  // namespace backend
