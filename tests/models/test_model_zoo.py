@@ -65,6 +65,23 @@ MODELS = {
                "(torch.randn(4, 4, 20, generator=g), torch.randint(0, 5, (4,), generator=g))",
                "F.cross_entropy(model(x), y)",
                "torch.optim.SGD(params, lr=0.05)"),
+    # ConvNeXt blocks (7x7 depthwise, LayerNorm over permuted channels, GELU,
+    # layer scale): the 192-channel stage runs at 4x4, where the depthwise
+    # input gradient failed to compile before.
+    "convnext_small_stages": (
+        "torchvision.models.ConvNeXt([torchvision.models.convnext.CNBlockConfig(48, 96, 1), "
+        "torchvision.models.convnext.CNBlockConfig(96, 192, 1), "
+        "torchvision.models.convnext.CNBlockConfig(192, None, 1)], num_classes=10)",
+        "(torch.randn(2, 3, 64, 64, generator=g), torch.randint(0, 10, (2,), generator=g))",
+        "F.cross_entropy(model(x), y)",
+        "torch.optim.AdamW(params, lr=1e-4)"),
+    # Swin: shifted windows (roll), relative position bias tables, masks.
+    "swin_small": (
+        "torchvision.models.SwinTransformer(patch_size=[4, 4], embed_dim=24, depths=[2, 2], "
+        "num_heads=[2, 4], window_size=[4, 4], stochastic_depth_prob=0.0, num_classes=10)",
+        "(torch.randn(2, 3, 64, 64, generator=g), torch.randint(0, 10, (2,), generator=g))",
+        "F.cross_entropy(model(x), y)",
+        "torch.optim.AdamW(params, lr=1e-4)"),
 }
 
 # Models whose graphs still leave native code, and why (issue "Real models
