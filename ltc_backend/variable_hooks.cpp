@@ -23,11 +23,6 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-bool IsLazyFunctional(const at::TensorBase& t) {
-  return t.defined() && t.device().type() == c10::DeviceType::Lazy &&
-         t.key_set().has(c10::DispatchKey::Functionalize);
-}
-
 class LazyAliasVariableHooks : public at::impl::VariableHooksInterface {
  public:
   explicit LazyAliasVariableHooks(at::impl::VariableHooksInterface* autograd)

@@ -260,6 +260,11 @@ at::Tensor IdentityCopyLazy(const at::Tensor& self) {
 
 }  // namespace
 
+bool IsLazyFunctional(const at::TensorBase& t) {
+  return t.defined() && t.device().type() == c10::DeviceType::Lazy &&
+         t.key_set().has(c10::DispatchKey::Functionalize);
+}
+
 bool IsFunctionalView(const at::TensorBase& tensor) {
   if (!tensor.defined() || !tensor.key_set().has(c10::DispatchKey::Functionalize)) return false;
   auto* wrapper = static_cast<at::FunctionalTensorWrapper*>(tensor.unsafeGetTensorImpl());

@@ -10,6 +10,10 @@ namespace backend {
 // InitBackend, after LTC's own kernels.
 void RegisterViewKernels();
 
+// Whether `t` is a lazy tensor wrapped by functionalization, as every lazy
+// tensor user code holds is.
+bool IsLazyFunctional(const at::TensorBase& t);
+
 // Whether `tensor` (a functionalized tensor) is a view in its alias group,
 // i.e. not the group's base. Conservative: true when unsure.
 bool IsFunctionalView(const at::TensorBase& tensor);

@@ -3,22 +3,18 @@
 #include <ATen/core/dispatch/OperatorEntry.h>
 #include <torch/library.h>
 
+#include "ltc_backend/private_member.h"
+
 namespace ltc_mlir {
 namespace backend {
-namespace {
 
 // OperatorHandle::operatorDef_ is private, and torch 1.13 has no public way
-// to read a registered kernel. An explicit template instantiation may name a
-// private member (C++17 [temp.spec]/6), and the friend function defined in
-// it hands the member pointer out. The headers are the exact ones we link
-// against, so the layout cannot drift.
+// to read a registered kernel (private_member.h).
 struct OperatorDefTag {};
-template <auto Member>
-struct ExposeMember {
-  friend constexpr auto MemberOf(OperatorDefTag) { return Member; }
-};
 constexpr auto MemberOf(OperatorDefTag);
-template struct ExposeMember<&c10::OperatorHandle::operatorDef_>;
+template struct ExposePrivateMember<OperatorDefTag, &c10::OperatorHandle::operatorDef_>;
+
+namespace {
 
 const c10::impl::OperatorEntry& EntryOf(const c10::OperatorHandle& op) {
   return (op.*MemberOf(OperatorDefTag{}))->op;

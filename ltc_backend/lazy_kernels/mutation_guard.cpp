@@ -18,6 +18,7 @@
 
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
+#include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -25,10 +26,6 @@ namespace {
 
 bool Writes(const c10::Argument& arg) {
   return arg.alias_info() != nullptr && arg.alias_info()->isWrite();
-}
-
-bool IsLazyWrapper(const at::Tensor& t) {
-  return t.defined() && t.device().is_lazy() && at::functionalization::impl::isFunctionalTensor(t);
 }
 
 struct CrossDeviceWrite {
@@ -48,7 +45,7 @@ c10::optional<CrossDeviceWrite> FindCrossDeviceWrite(const c10::OperatorHandle& 
     if (v.isTensor()) {
       const at::Tensor& t = v.toTensor();
       if (!t.defined()) continue;
-      if (IsLazyWrapper(t)) {
+      if (IsLazyFunctional(t)) {
         if (!lazy_operand.defined()) lazy_operand = t;
       } else if (Writes(args[i]) && !at::functionalization::impl::isFunctionalTensor(t) &&
                  !written) {
@@ -56,7 +53,7 @@ c10::optional<CrossDeviceWrite> FindCrossDeviceWrite(const c10::OperatorHandle& 
       }
     } else if (v.isTensorList() || v.isOptionalTensorList()) {
       for (const c10::IValue& e : v.toListRef())
-        if (e.isTensor() && IsLazyWrapper(e.toTensor()) && !lazy_operand.defined())
+        if (e.isTensor() && IsLazyFunctional(e.toTensor()) && !lazy_operand.defined())
           lazy_operand = e.toTensor();
     }
   }

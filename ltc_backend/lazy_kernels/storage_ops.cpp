@@ -22,33 +22,22 @@
 
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
+#include "ltc_backend/private_member.h"
+#include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
-namespace {
 
 // torch 1.13's FunctionalTensorWrapper keeps its view chain and generation
-// private and has no set_ support. An explicit instantiation may name
-// private members ([temp.spec.general]): the usual way to reach them.
-template <typename Tag, typename Tag::type Member>
-struct ExposeMember {
-  friend typename Tag::type MemberOf(Tag) { return Member; }
-};
-struct GenerationTag {
-  using type = size_t at::FunctionalTensorWrapper::*;
-  friend type MemberOf(GenerationTag);
-};
-struct ViewMetasTag {
-  using type = std::vector<at::functionalization::ViewMeta> at::FunctionalTensorWrapper::*;
-  friend type MemberOf(ViewMetasTag);
-};
-template struct ExposeMember<GenerationTag, &at::FunctionalTensorWrapper::generation_>;
-template struct ExposeMember<ViewMetasTag, &at::FunctionalTensorWrapper::view_metas_>;
+// private and has no set_ support (private_member.h).
+struct GenerationTag {};
+constexpr auto MemberOf(GenerationTag);
+template struct ExposePrivateMember<GenerationTag, &at::FunctionalTensorWrapper::generation_>;
+struct ViewMetasTag {};
+constexpr auto MemberOf(ViewMetasTag);
+template struct ExposePrivateMember<ViewMetasTag, &at::FunctionalTensorWrapper::view_metas_>;
 
-bool IsLazyFunctional(const at::Tensor& t) {
-  return t.defined() && t.device().is_lazy() &&
-         at::functionalization::impl::isFunctionalTensor(t);
-}
+namespace {
 
 // Moves self into source's alias group: source's storage, view chain, value
 // and generation.
