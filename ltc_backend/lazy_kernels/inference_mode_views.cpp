@@ -29,12 +29,8 @@ namespace {
 
 // View ops return `Tensor(a)` (or `Tensor(a)[]`): an alias that is not written.
 bool ReturnsView(const c10::FunctionSchema& schema) {
-  for (const c10::Argument& ret : schema.returns()) {
-    const c10::AliasInfo* alias = ret.alias_info();
-    if (alias == nullptr) continue;
-    if (alias->isWrite()) return false;
-    return true;
-  }
+  for (const c10::Argument& ret : schema.returns())
+    if (const c10::AliasInfo* alias = ret.alias_info()) return !alias->isWrite();
   return false;
 }
 
@@ -56,16 +52,13 @@ class NormalViewsInInferenceMode final : public c10::OperatorKernel {
                   torch::jit::Stack* stack) {
     if (!c10::InferenceMode::is_enabled() || !HasNormalLazyOperand(op, *stack))
       return inner_.callBoxed(op, keys, stack);
-    const c10::AutogradState saved = c10::AutogradState::get_tls_state();
+    struct RestoreOnExit {
+      c10::AutogradState saved = c10::AutogradState::get_tls_state();
+      ~RestoreOnExit() { c10::AutogradState::set_tls_state(saved); }
+    } restore;
     c10::AutogradState::set_tls_state(c10::AutogradState(
         /*grad_mode=*/false, /*inference_mode=*/false, /*fw_grad_mode=*/false));
-    try {
-      inner_.callBoxed(op, keys, stack);
-    } catch (...) {
-      c10::AutogradState::set_tls_state(saved);
-      throw;
-    }
-    c10::AutogradState::set_tls_state(saved);
+    inner_.callBoxed(op, keys, stack);
   }
 
  private:
