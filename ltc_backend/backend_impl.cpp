@@ -386,6 +386,7 @@ void InitBackend() {
     RegisterInplaceUpdateFlush();
     InstallMutationGuard();
     InstallInferenceModeViewFix();
+    InstallOutArgumentChecks();
     InstallLazyDeviceGuard();
   });
 }

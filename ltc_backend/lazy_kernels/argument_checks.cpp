@@ -57,12 +57,33 @@ bool InvalidConvolution(const c10::OperatorHandle& op, const torch::jit::Stack& 
   return false;
 }
 
+// tril/triu(self, diagonal): eager needs a matrix; the lazy shape function
+// accepted a vector, and the graph then failed at the sync.
+bool InvalidTriangle(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  return BoxedArgument(op, stack, 0).toTensor().dim() < 2;
+}
+
+// clone(self, memory_format): channels-last formats need a 4-d (5-d for
+// ChannelsLast3d) tensor; lazy clones ignored the format.
+bool InvalidCloneFormat(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  const c10::IValue& format = BoxedArgument(op, stack, 1);
+  if (format.isNone()) return false;
+  const int64_t dim = BoxedArgument(op, stack, 0).toTensor().dim();
+  switch (format.toMemoryFormat()) {
+    case at::MemoryFormat::ChannelsLast: return dim != 4;
+    case at::MemoryFormat::ChannelsLast3d: return dim != 5;
+    default: return false;
+  }
+}
+
 }  // namespace
 
 InvalidArguments FindArgumentCheck(const c10::OperatorName& name) {
   if (name.name == "aten::repeat") return &InvalidRepeat;
   if (name.name == "aten::convolution" || name.name == "aten::_convolution")
     return &InvalidConvolution;
+  if (name.name == "aten::tril" || name.name == "aten::triu") return &InvalidTriangle;
+  if (name.name == "aten::clone") return &InvalidCloneFormat;
   return nullptr;
 }
 

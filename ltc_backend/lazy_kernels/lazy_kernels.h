@@ -205,6 +205,11 @@ size_t InstallMutationGuard();
 // in eager. Returns how many kernels it wrapped.
 size_t InstallInferenceModeViewFix();
 
+// Wraps the Functionalize kernels of ops with out arguments
+// (out_argument_checks.cpp): an out tensor of another dtype than the operands
+// gets eager's dtype checks and, for sum/mean/..., eager's accumulation type.
+size_t InstallOutArgumentChecks();
+
 // Wraps every kernel registered for the Lazy key so far with the device check
 // (device_guard.cpp). Call last. Returns how many kernels it wrapped.
 size_t InstallLazyDeviceGuard();
