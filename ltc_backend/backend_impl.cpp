@@ -377,6 +377,7 @@ void InitBackend() {
     RegisterSearchKernels();
     RegisterRandomInPlaceKernels();
     RegisterEmbeddingBagKernel();
+    RegisterSparseEmbeddingGrad();
     RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();

@@ -90,6 +90,36 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   return results;
 }
 
+namespace {
+
+// TorchScript's interpreter turns an op's error into a std::runtime_error
+// "The following operation failed in the TorchScript interpreter.
+// Traceback ... RuntimeError: <message>". The graph has no TorchScript
+// source a user could read, so the op's own message is raised again (as the
+// named Python exception type where the interpreter kept one), with the
+// graph's name.
+[[noreturn]] void RethrowWithoutInterpreterFrame(const std::exception& e, const std::string& graph) {
+  const std::string text = e.what();
+  const std::string header = "The following operation failed in the TorchScript interpreter.";
+  const std::string trace = "Traceback of TorchScript (most recent call last):\n";
+  size_t start = text.find(trace);
+  if (text.rfind(header, 0) != 0 || start == std::string::npos) throw;
+  std::string rest = text.substr(start + trace.size());
+  size_t colon = rest.find(": ");
+  if (colon == std::string::npos) throw;
+  std::string kind = rest.substr(0, colon);
+  std::string message = rest.substr(colon + 2);
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  message += "\n(raised while graph " + graph + " ran through the TorchScript fallback)";
+  if (kind == "IndexError") throw c10::IndexError(message, "");
+  if (kind == "ValueError") throw c10::ValueError(message, "");
+  if (kind == "TypeError") throw c10::TypeError(message, "");
+  if (kind == "NotImplementedError") throw c10::NotImplementedError(message, "");
+  throw c10::Error(message, "");
+}
+
+}  // namespace
+
 std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
                                         c10::ArrayRef<BackendDataPtr> arguments,
                                         const BackendDevice& device) {
@@ -100,7 +130,11 @@ std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
     if (data->scalar.has_value()) stack.emplace_back(*data->scalar);
     else stack.emplace_back(data->data());
   }
-  comp.fallback_executor().run(stack);
+  try {
+    comp.fallback_executor().run(stack);
+  } catch (const std::exception& e) {
+    RethrowWithoutInterpreterFrame(e, comp.name);
+  }
   std::vector<BackendDataPtr> results;
   for (const c10::IValue& v : stack) {
     at::Tensor t = v.toTensor();

@@ -15,8 +15,9 @@
 //     in mean mode, as ATen does.
 // Autograd differentiates these ops: weight's gradient is the index_add of
 // the output gradient's rows (eager's dense backward), per_sample_weights'
-// is the rows' dot products. Max mode, scale_grad_by_freq and sparse
-// gradients keep the composite (and its eager fallback).
+// is the rows' dot products, dense also for sparse=True (lazy tensors are
+// dense; sparse_embedding_grad.h warns). Max mode and scale_grad_by_freq
+// keep the composite (and its eager fallback).
 // The other three results follow eager's forward values for these modes.
 #include <ATen/ATen.h>
 #include <ATen/ops/embedding_bag_native.h>
@@ -24,6 +25,7 @@
 
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
+#include "ltc_backend/lazy_kernels/sparse_embedding_grad.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -66,14 +68,14 @@ Results LazyEmbeddingBag(const at::Tensor& weight, const at::Tensor& indices,
 }
 
 bool Handled(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
-             bool scaleGradByFreq, int64_t mode, bool sparse,
+             bool scaleGradByFreq, int64_t mode,
              const c10::optional<at::Tensor>& perSampleWeights) {
   bool perSampleOk = !perSampleWeights || !perSampleWeights->defined() ||
                      (mode == kModeSum && perSampleWeights->sizes().equals(indices.sizes()) &&
                       perSampleWeights->scalar_type() == weight.scalar_type());
   return weight.is_lazy() && indices.is_lazy() && offsets.is_lazy() && weight.dim() == 2 &&
          indices.dim() == 1 && offsets.dim() == 1 && offsets.numel() >= 1 &&
-         at::isFloatingType(weight.scalar_type()) && !scaleGradByFreq && !sparse &&
+         at::isFloatingType(weight.scalar_type()) && !scaleGradByFreq &&
          (mode == kModeSum || mode == kModeMean) && perSampleOk &&
          (indices.scalar_type() == at::kLong || indices.scalar_type() == at::kInt) &&
          offsets.scalar_type() == indices.scalar_type();
@@ -85,10 +87,11 @@ Results EmbeddingBagPadding(const at::Tensor& weight, const at::Tensor& indices,
                             const at::Tensor& offsets, bool scaleGradByFreq, int64_t mode,
                             bool sparse, const c10::optional<at::Tensor>& perSampleWeights,
                             bool includeLastOffset, c10::optional<int64_t> paddingIdx) {
-  if (!Handled(weight, indices, offsets, scaleGradByFreq, mode, sparse, perSampleWeights) ||
+  if (!Handled(weight, indices, offsets, scaleGradByFreq, mode, perSampleWeights) ||
       (includeLastOffset && offsets.numel() < 1))
     return at::native::embedding_bag(weight, indices, offsets, scaleGradByFreq, mode, sparse,
                                      perSampleWeights, includeLastOffset, paddingIdx);
+  if (sparse) WarnSparseGradientIsDense();
   int64_t padding = paddingIdx.value_or(-1);
   if (padding < 0 && paddingIdx) padding += weight.size(0);
   return LazyEmbeddingBag(weight, indices, offsets, mode, perSampleWeights, includeLastOffset,

@@ -205,6 +205,9 @@ size_t InstallMutationGuard();
 // in eager. Returns how many kernels it wrapped.
 size_t InstallInferenceModeViewFix();
 
+// nn.Embedding(sparse=True): a dense weight gradient (sparse_embedding_grad.cpp).
+void RegisterSparseEmbeddingGrad();
+
 // Wraps the Functionalize kernels of ops with out arguments
 // (out_argument_checks.cpp): an out tensor of another dtype than the operands
 // gets eager's dtype checks and, for sum/mean/..., eager's accumulation type.

@@ -282,3 +282,38 @@ def test_constant_pad_nd_dtypes(dtype, value, dumps, tmp_path):
     assert_close(eager, lazy, rtol=0, atol=0)
     assert_all_native()
     assert '"torch.aten.constant_pad_nd"' in compiled_text(str(tmp_path))
+
+
+INT_CASES = [  # (dims, transposed, kwargs)
+    (2, False, dict(stride=2, padding=1)),
+    (1, False, dict(dilation=2)),
+    (3, False, dict(padding=1)),
+    (2, False, dict(groups=2)),
+    (2, True, dict(stride=2, output_padding=1)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8])
+@pytest.mark.parametrize("case", range(len(INT_CASES)), ids=lambda i: str(INT_CASES[i]))
+def test_integer_convolution(dtype, case, dumps, tmp_path):
+    """ATen's CPU kernels convolve integers (transposed or dilated: int64
+    only, other integers raise, on the lazy device too), accumulating in the element type; the lowering does the same, so the
+    results are equal, wrap-around included (uint8/int8 overflow here)."""
+    dims, transposed, kw = INT_CASES[case]
+    x = torch.randint(0, 6, (2, 4) + (5,) * dims, generator=g).to(dtype)
+    w = torch.randint(0, 6, ((4, 3) if transposed else (6, 2 if kw.get("groups") else 4)) + (3,) * dims,
+                      generator=g).to(dtype)
+    b = torch.randint(0, 6, (6 if not transposed else 3,), generator=g).to(dtype)
+    fn = CONV_T[dims] if transposed else CONV[dims]
+    if (transposed or kw.get("dilation", 1) != 1) and dtype != torch.int64:
+        with pytest.raises(RuntimeError, match="not implemented for") as eager_error:
+            fn(x, w, b, **kw)
+        with pytest.raises(RuntimeError, match="not implemented for") as lazy_error:
+            fn(x.to("lazy"), w.to("lazy"), b.to("lazy"), **kw).cpu()
+        assert str(lazy_error.value).splitlines()[0] == str(eager_error.value).splitlines()[0]
+        return
+    eager, lazy = run_both(lambda a, c, d: fn(a, c, d, **kw), x, w, b)
+    assert torch.equal(eager[0], lazy[0]), (eager[0] - lazy[0]).abs().max()
+    m = assert_all_native()
+    assert m["native_ops"].get("aten::convolution", 0) >= 1, m["native_ops"]
+    assert '"torch.aten.convolution"' in compiled_text(str(tmp_path))

@@ -19,7 +19,7 @@
 // tensor.extract_slice of the input into a tensor.extract_slice of col;
 // positions that read padding keep the zeros of col's initial fill.
 // The bias gradient is a plain sum over the batch and the spatial dims.
-// Float dtypes only; f16/bf16 accumulate in f32, as ATen does.
+// Float and integer dtypes; f16/bf16 accumulate in f32, as ATen does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,8 +63,15 @@ std::optional<ConvParams> getConvParams(AdaptorT adaptor,
     return std::nullopt;
   }
   Type elemType = inputType.getElementType();
-  if (!isa<FloatType>(elemType) || weightType.getElementType() != elemType) {
-    why = "expects float input and weight of the same dtype";
+  // Integers as ATen's CPU kernels (slow_conv2d & co.), which accumulate in
+  // the element type (wrapping, as here); bool raises there, and so do
+  // transposed and dilated convolutions of integers narrower than int64
+  // (checked below): those are left to the eager fallback, which raises
+  // eager's error.
+  bool isInteger = elemType.isSignlessInteger() && elemType.getIntOrFloatBitWidth() >= 8;
+  if (!(isa<FloatType>(elemType) || isInteger) ||
+      weightType.getElementType() != elemType) {
+    why = "expects float or integer input and weight of the same dtype";
     return std::nullopt;
   }
   unsigned nd = rank - 2;
@@ -87,6 +94,12 @@ std::optional<ConvParams> getConvParams(AdaptorT adaptor,
   p.outputPadding = *outputPadding;
   p.transposed = *transposed;
   p.groups = *groups;
+  bool dilated = llvm::any_of(p.dilation, [](int64_t d) { return d != 1; });
+  if (isInteger && (p.transposed || dilated) && !elemType.isSignlessInteger(64)) {
+    why = "transposed and dilated convolutions of integers are int64 only "
+          "(eager raises)";
+    return std::nullopt;
+  }
   for (unsigned i = 0; i < nd; ++i)
     if (p.stride[i] < 1 || p.dilation[i] < 1 || p.padding[i] < 0 ||
         p.outputPadding[i] < 0) {

@@ -299,9 +299,11 @@ Value createConvolution(OpBuilder &b, Location loc, Value col, Value w3,
       b, loc, createEmptyTensor(b, loc, RankedTensorType::get(outShape, elemType)),
       inputs, maps, [&](OpBuilder &nb, Location l, ValueRange args) {
         Value v = args[0];
-        if (bias)
-          v = arith::AddFOp::create(nb, l, v,
-                                    castScalar(nb, l, args[1], accType));
+        if (bias) {
+          Value bv = castScalar(nb, l, args[1], accType);
+          v = isa<FloatType>(accType) ? arith::AddFOp::create(nb, l, v, bv).getResult()
+                                      : arith::AddIOp::create(nb, l, v, bv).getResult();
+        }
         return castScalar(nb, l, v, elemType);
       });
   return collapse(b, loc, out, resultType.getShape());
