@@ -9,9 +9,10 @@
 // keeps the storage: the result is its first numel elements in the layout
 // the memory format gives. Our kernel for the Functionalize key records that
 // view with the right strides, in place of an earlier resize's view (so
-// that shrinking then growing reads the storage again); resizes beyond the
-// tensor a resize view was taken from (new storage) and non-lazy tensors
-// keep torch's kernel.
+// that shrinking then growing reads the storage again). A resize beyond the
+// tensor (new storage) of a lazy tensor that is not a view appends zeros in
+// the graph; other memory formats and non-lazy tensors keep torch's kernel.
+// resize_as_ is resize_ to the template's sizes, as in eager.
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <torch/library.h>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "ltc_backend/eager_layout.h"
+#include "ltc_backend/functional_wrapper_fields.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
@@ -48,26 +50,10 @@ struct ResizeView {
   }
 };
 
-// FunctionalTensorWrapper::view_metas_ is private; a resize must replace its
-// own earlier view instead of stacking on it (x.resize_(2).resize_(5) reads
-// the storage again, as eager does). Same explicit-instantiation access as
-// kernel_table.cpp.
-struct ViewMetasTag {};
-template <auto Member>
-struct ExposeViewMetas {
-  friend constexpr auto MemberOf(ViewMetasTag) { return Member; }
-};
-constexpr auto MemberOf(ViewMetasTag);
-template struct ExposeViewMetas<&at::FunctionalTensorWrapper::view_metas_>;
-
-std::vector<at::functionalization::ViewMeta>& ViewMetas(at::FunctionalTensorWrapper* w) {
-  return w->*MemberOf(ViewMetasTag{});
-}
-
 // Drops self's last view when it is an earlier resize's, so that self is
 // again the tensor that resize was applied to.
 void UndoResizeView(at::FunctionalTensorWrapper* wrapper) {
-  std::vector<at::functionalization::ViewMeta>& metas = ViewMetas(wrapper);
+  std::vector<at::functionalization::ViewMeta>& metas = ViewMetasOf(wrapper);
   if (metas.empty() || metas.back().forward_fn.target<ResizeView>() == nullptr) return;
   metas.pop_back();
   wrapper->regenerate_from_base();
@@ -106,7 +92,7 @@ const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& 
   // within self (a view's storage beyond the view, or a permuted layout,
   // would need the base's storage order: refused rather than guessed).
   const bool row_major = IsRowMajor(self.sizes(), EagerStridesOfAny(self));
-  const bool is_view = !ViewMetas(wrapper).empty();
+  const bool is_view = !ViewMetasOf(wrapper).empty();
   // The new layout: contiguous in the requested memory format (eager's
   // resize_ restrides the same way).
   at::MemoryFormat format = memory_format.value_or(at::MemoryFormat::Contiguous);
@@ -123,13 +109,53 @@ const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& 
   TORCH_CHECK(reach <= self.numel() || !is_view,
               "resize_ of this lazy view to more elements than it has is not supported: they "
               "would come from its base's storage. Call .clone() first.");
-  if (reach > self.numel()) return call_torch();  // new storage, self's values first
+  if (reach > self.numel()) {
+    if (format != at::MemoryFormat::Contiguous) return call_torch();
+    // A new storage with self's elements first. Eager leaves the rest
+    // uninitialised; here they are zeros (Rprop's grad.new().resize_as_(grad)
+    // .fill_(lr) no longer runs an eager op per parameter).
+    at::Tensor value = at::functionalization::impl::from_functional_tensor(self);
+    at::Tensor grown;
+    {
+      at::AutoDispatchSkipFunctionalize guard;
+      // Below functionalization only the _copy variants of views exist.
+      grown = at::view_copy(
+          at::cat({at::view_copy(value, {value.numel()}),
+                   at::zeros({c10::multiply_integers(sizes) - value.numel()}, value.options())}),
+          sizes);
+    }
+    at::functionalization::impl::replace_(self, grown);
+    at::functionalization::impl::commit_update(self);
+    at::functionalization::impl::sync(self);
+    return self;
+  }
   wrapper->mutate_view_meta(at::functionalization::ViewMeta(
       ResizeView{sizes, strides},
       [sizes, strides](const at::Tensor& base, const at::Tensor& mutated_view, int64_t) {
         return at::as_strided_scatter(base, mutated_view, sizes, strides);
       }));
   return self;
+}
+
+// resize_as_(self, the_template, memory_format) as eager's: resize_ to the
+// template's sizes. Functionalization's own kernel ran resize_as_ below it,
+// on the unwrapped lazy tensor, where resize_ has no Lazy kernel (the eager
+// fallback, even for a same-size resize).
+const at::Tensor& ResizeAsFunctionalize(c10::DispatchKeySet ks, const at::Tensor& self,
+                                        const at::Tensor& the_template,
+                                        c10::optional<at::MemoryFormat> memory_format) {
+  static const c10::OperatorHandle op =
+      c10::Dispatcher::singleton().findSchemaOrThrow("aten::resize_as_", "");
+  static const c10::KernelFunction torch_kernel =
+      RegisteredKernel(op, c10::DispatchKey::Functionalize);
+  if (!self.device().is_lazy() || !at::functionalization::impl::isFunctionalTensor(self))
+    return torch_kernel.call<const at::Tensor&, const at::Tensor&, const at::Tensor&,
+                             c10::optional<at::MemoryFormat>>(op, ks, self, the_template,
+                                                              memory_format);
+  if (memory_format == at::MemoryFormat::Preserve)
+    memory_format = the_template.suggest_memory_format();
+  return ResizeFunctionalize(ks, self, c10::fromIntArrayRef(the_template.sizes()),
+                             memory_format);
 }
 
 }  // namespace
@@ -142,6 +168,7 @@ void RegisterResizeKernel() {
                                                   __LINE__);
   QuietWarnings quiet;  // we override functionalization's kernel on purpose
   lib->impl("resize_", TORCH_FN(ResizeFunctionalize));
+  lib->impl("resize_as_", TORCH_FN(ResizeAsFunctionalize));
 }
 
 }  // namespace backend

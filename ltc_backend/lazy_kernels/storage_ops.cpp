@@ -22,20 +22,11 @@
 
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
-#include "ltc_backend/private_member.h"
+#include "ltc_backend/functional_wrapper_fields.h"
 #include "ltc_backend/view_kernels.h"
 
 namespace ltc_mlir {
 namespace backend {
-
-// torch 1.13's FunctionalTensorWrapper keeps its view chain and generation
-// private and has no set_ support (private_member.h).
-struct GenerationTag {};
-constexpr auto MemberOf(GenerationTag);
-template struct ExposePrivateMember<GenerationTag, &at::FunctionalTensorWrapper::generation_>;
-struct ViewMetasTag {};
-constexpr auto MemberOf(ViewMetasTag);
-template struct ExposePrivateMember<ViewMetasTag, &at::FunctionalTensorWrapper::view_metas_>;
 
 namespace {
 
@@ -60,9 +51,9 @@ at::Tensor& JoinAliasGroup(at::Tensor& self, const at::Tensor& source) {
   target->set_allow_tensor_metadata_change(true);
   target->set_storage_keep_dtype(origin->storage());
   target->set_allow_tensor_metadata_change(allowed);
-  target->*MemberOf(ViewMetasTag{}) = origin->*MemberOf(ViewMetasTag{});
+  ViewMetasOf(target) = ViewMetasOf(origin);
   target->replace_(origin->value());
-  target->*MemberOf(GenerationTag{}) = origin->*MemberOf(GenerationTag{});
+  GenerationOf(target) = GenerationOf(origin);
   return self;
 }
 

@@ -6,11 +6,13 @@ explicit tolerances.
 """
 import pytest
 import torch
+import torch._lazy
+import torch._lazy.metrics
 
 import ltc_mlir
 
 from isolated import run_isolated
-from lazy_testing import assert_close
+from lazy_testing import assert_all_native, assert_close, eager_fallback_ops
 
 
 def _lazy(t):
@@ -257,13 +259,53 @@ def test_resize_within_storage(name):
     assert_close([t.clone() for t in eager], [t.cpu() for t in lazy], rtol=0, atol=0)
 
 
-def test_resize_larger_keeps_values():
+@pytest.mark.parametrize("grow", [lambda t: t.resize_(4, 4),
+                                  lambda t: t.resize_as_(torch.empty(4, 4).to(t.device))],
+                         ids=["resize_", "resize_as_"])
+def test_resize_larger_keeps_values_and_compiles(grow):
     x = torch.arange(6.).reshape(2, 3)
-    lazy = x.clone().to("lazy").resize_(4, 4)
+    ltc_mlir.reset_metrics()
+    lazy = grow(x.clone().to("lazy")).mul_(2)
     torch._lazy.mark_step()
     assert lazy.shape == (4, 4)
     # eager leaves the new elements uninitialised: only the old ones compare
-    assert torch.equal(lazy.cpu().reshape(-1)[:6], x.reshape(-1))
+    # (ours are zeros)
+    assert torch.equal(lazy.cpu().reshape(-1)[:6], x.reshape(-1) * 2)
+    assert torch.equal(lazy.cpu().reshape(-1)[6:], torch.zeros(10))
+    assert_all_native()
+
+
+@pytest.mark.parametrize("shapes", [((5, 5, 5), (25, 5)), ((), (1, 1, 1)), ((3,), (2,))])
+def test_resize_as_within_storage_compiles(shapes):
+    # torch 1.13's functionalization ran resize_as_ below itself, where
+    # resize_ has no Lazy kernel: the eager fallback even for the same size.
+    x, template = torch.randn(shapes[0]), torch.randn(shapes[1])
+    torch._lazy.metrics.reset()
+    ltc_mlir.reset_metrics()
+    lazy = x.clone().to("lazy").resize_as_(template.to("lazy")).cpu()
+    assert torch.equal(lazy, x.clone().resize_as_(template))
+    assert eager_fallback_ops() == []
+    m = ltc_mlir.metrics()
+    assert m["fallback_ops"] == {} and m["native_execute_count"] == m["execute_count"] >= 1, m
+
+
+def test_rprop_state_init_runs_natively():
+    # Rprop's state init: grad.new().resize_as_(grad).fill_(lr), a growing resize.
+    def run(device):
+        torch.manual_seed(0)
+        m = torch.nn.Linear(4, 3).to(device)
+        opt = torch.optim.Rprop(m.parameters(), lr=0.01)
+        for i in range(3):
+            opt.zero_grad()
+            m(torch.ones(2, 4).to(device) * (i + 1)).pow(2).sum().backward()
+            opt.step()
+            if device == "lazy":
+                torch._lazy.mark_step()
+        return [p.detach().cpu() for p in m.parameters()]
+    eager = run("cpu")
+    ltc_mlir.reset_metrics()
+    assert_close(eager, run("lazy"), rtol=1e-6, atol=1e-7)
+    assert_all_native()
 
 
 def test_resize_unsupported_layouts_raise():
