@@ -19,6 +19,7 @@
 // the group count, the group starts are scattered to their ranks, and the
 // output gathers them (index_select); inverse = cumsum(starts) - 1, counts
 // are the distances between starts. Empty inputs keep the eager path.
+// torch.unique(sorted=True) without dim is the same on the sorted values.
 // masked_fill: eager's out-of-place result has the broadcast shape of self
 // and mask (nn.MultiheadAttention merges a [1, L, S] attention mask with a
 // [B*heads, 1, S] padding mask so), torch 1.13's lazy shape is self's; self
@@ -158,17 +159,13 @@ void MaskedScatterOutOfPlaceBoxed(const c10::OperatorHandle& op, torch::jit::Sta
   torch::jit::push(*stack, result);
 }
 
-// unique_consecutive(self, return_inverse, return_counts, dim)
-void UniqueConsecutiveBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  CheckOperandDevices(op, *stack);
-  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
-  bool returnInverse = BoxedArgument(op, *stack, 1).toBool();
-  bool returnCounts = BoxedArgument(op, *stack, 2).toBool();
-  const c10::IValue& dimArg = BoxedArgument(op, *stack, 3);
-  bool flat = dimArg.isNone();
-  if (self.numel() == 0 || (!flat && self.dim() == 0)) return RunEagerFallback(op, stack);
-  at::Tensor x = flat ? Flat(self) : self;
-  int64_t dim = flat ? 0 : c10::maybe_wrap_dim(dimArg.toInt(), self.dim());
+// The runs of equal elements (slices along dim) of x: the first of each run
+// (output), each element's run (rank) and each run's length (counts).
+struct Runs {
+  at::Tensor output, rank, counts;
+};
+
+Runs ConsecutiveRuns(const at::Tensor& x, int64_t dim, bool returnCounts) {
   int64_t n = x.size(dim);
   at::Tensor first = at::ones({1}, LongOn(x).dtype(at::kBool));
   at::Tensor starts = first;
@@ -180,22 +177,67 @@ void UniqueConsecutiveBoxed(const c10::OperatorHandle& op, torch::jit::Stack* st
     if (!others.empty()) differs = at::gt(at::sum(differs, others), 0);
     starts = at::cat({first, differs});
   }
-  at::Tensor rank = at::sub(at::cumsum(starts, 0, at::kLong), 1);
+  Runs runs;
+  runs.rank = at::sub(at::cumsum(starts, 0, at::kLong), 1);
   int64_t groups = CountSelected(starts);  // the one sync
   // Group g's first position: scattered to slot g (other positions to the spare slot).
-  at::Tensor slot = at::where(starts, rank, at::full_like(rank, groups));
+  at::Tensor slot = at::where(starts, runs.rank, at::full_like(runs.rank, groups));
   at::Tensor positions = at::slice_copy(
       at::scatter(at::zeros({groups + 1}, LongOn(x)), 0, slot, at::arange(n, LongOn(x))), 0, 0,
       groups);
-  at::Tensor output = at::index_select(x, dim, positions);
-  at::Tensor inverse = at::empty({0}, LongOn(x)), counts = at::empty({0}, LongOn(x));
-  if (returnInverse) inverse = flat ? at::view_copy(rank, self.sizes()) : rank;
+  runs.output = at::index_select(x, dim, positions);
+  runs.counts = at::empty({0}, LongOn(x));
   if (returnCounts) {
     at::Tensor ends = at::cat({at::slice_copy(positions, 0, 1, groups), at::full({1}, n, LongOn(x))});
-    counts = at::sub(ends, positions);
+    runs.counts = at::sub(ends, positions);
   }
+  return runs;
+}
+
+// unique_consecutive(self, return_inverse, return_counts, dim)
+void UniqueConsecutiveBoxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  bool returnInverse = BoxedArgument(op, *stack, 1).toBool();
+  bool returnCounts = BoxedArgument(op, *stack, 2).toBool();
+  const c10::IValue& dimArg = BoxedArgument(op, *stack, 3);
+  bool flat = dimArg.isNone();
+  if (self.numel() == 0 || (!flat && self.dim() == 0)) return RunEagerFallback(op, stack);
+  at::Tensor x = flat ? Flat(self) : self;
+  int64_t dim = flat ? 0 : c10::maybe_wrap_dim(dimArg.toInt(), self.dim());
+  Runs runs = ConsecutiveRuns(x, dim, returnCounts);
+  at::Tensor inverse = at::empty({0}, LongOn(x));
+  if (returnInverse) inverse = flat ? at::view_copy(runs.rank, self.sizes()) : runs.rank;
   torch::jit::drop(*stack, op.schema().arguments().size());
-  torch::jit::push(*stack, output, inverse, counts);
+  torch::jit::push(*stack, runs.output, inverse, runs.counts);
+}
+
+// _unique2(self, sorted, return_inverse, return_counts) (torch.unique
+// without dim): with sorted=True, the runs of the sorted values; an
+// element's inverse is its sorted position's run. sorted=False keeps eager's
+// kernel: its order is that of its hash set, which only it reproduces.
+void Unique2Boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  CheckOperandDevices(op, *stack);
+  at::Tensor self = BoxedArgument(op, *stack, 0).toTensor();
+  bool sorted = BoxedArgument(op, *stack, 1).toBool();
+  bool returnInverse = BoxedArgument(op, *stack, 2).toBool();
+  bool returnCounts = BoxedArgument(op, *stack, 3).toBool();
+  // Eager's CPU kernel has no f16/bf16 version: the fallback raises its error.
+  if (!sorted || self.numel() == 0 || self.scalar_type() == at::kHalf ||
+      self.scalar_type() == at::kBFloat16)
+    return RunEagerFallback(op, stack);
+  const bool isBool = self.scalar_type() == at::kBool;
+  at::Tensor flat = Flat(isBool ? self.to(at::kByte) : self);
+  at::Tensor values, order;
+  std::tie(values, order) = at::sort(flat, /*stable=*/true, 0, /*descending=*/false);
+  Runs runs = ConsecutiveRuns(values, 0, returnCounts);
+  at::Tensor inverse = at::empty({0}, LongOn(self));
+  if (returnInverse)
+    inverse = at::view_copy(at::scatter(at::zeros_like(runs.rank), 0, order, runs.rank),
+                            self.sizes());
+  at::Tensor output = isBool ? runs.output.to(at::kBool) : runs.output;
+  torch::jit::drop(*stack, op.schema().arguments().size());
+  torch::jit::push(*stack, output, inverse, runs.counts);
 }
 
 }  // namespace
@@ -264,6 +306,7 @@ void RegisterMaskKernels() {
             torch::CppFunction::makeFromBoxedFunction<&MaskedScatterOutOfPlaceBoxed>());
   lib->impl("unique_consecutive",
             torch::CppFunction::makeFromBoxedFunction<&UniqueConsecutiveBoxed>());
+  lib->impl("_unique2", torch::CppFunction::makeFromBoxedFunction<&Unique2Boxed>());
   for (const char* overload : {"Scalar", "Tensor"}) {
     c10::OperatorHandle op =
         c10::Dispatcher::singleton().findSchemaOrThrow("aten::masked_fill", overload);

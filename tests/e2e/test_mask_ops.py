@@ -175,3 +175,47 @@ def test_unique_consecutive_matches_eager(name):
                     assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
                 assert_all_native()
                 assert eager_fallback_ops() == []
+
+
+UNIQUE_SORTED_INPUTS = dict(UNIQUE_INPUTS, random_float=torch.randn(4, 5, generator=torch.Generator().manual_seed(2)),
+                            int8=torch.randint(-3, 3, (20,), generator=torch.Generator().manual_seed(3)).to(torch.int8),
+                            uint8=torch.randint(0, 4, (3, 4), generator=torch.Generator().manual_seed(4)).to(torch.uint8))
+
+
+@pytest.mark.parametrize("name", sorted(UNIQUE_SORTED_INPUTS))
+def test_unique_sorted_matches_eager_natively(name):
+    # torch.unique(sorted=True) without dim: the runs of the sorted values,
+    # one sync for their count. Eager's inverse and counts are wrong with
+    # NaNs (counts 1, 0, 0 for [1, nan, nan]; inverse 0 for the NaNs): for
+    # the NaN input only the values are compared.
+    x = UNIQUE_SORTED_INPUTS[name]
+    flags = (False,) if name == "nan_float" else (False, True)
+    for return_inverse in flags:
+        for return_counts in flags:
+            kwargs = dict(sorted=True, return_inverse=return_inverse, return_counts=return_counts)
+            eager = torch.unique(x, **kwargs)
+            lazy_metrics.reset()
+            ltc_mlir.reset_metrics()
+            lazy = torch.unique(x.to("lazy"), **kwargs)
+            torch._lazy.mark_step()
+            eager = eager if isinstance(eager, tuple) else (eager,)
+            lazy = lazy if isinstance(lazy, tuple) else (lazy,)
+            for e, l in zip(eager, lazy):
+                l = l.cpu()
+                assert e.dtype == l.dtype and e.shape == l.shape, (kwargs, e, l)
+                assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
+            assert_all_native()
+            assert eager_fallback_ops() == []
+
+
+def test_unique_unsorted_and_half_keep_eagers_kernel():
+    # sorted=False returns eager's hash-set order, which only its kernel
+    # gives; f16 has no CPU kernel (eager's error).
+    x = torch.tensor([3, 1, 2, 3, 1, 7, 5, 5])
+    ltc_mlir.reset_metrics()
+    lazy = torch.unique(x.to("lazy"), sorted=False, return_inverse=True)
+    eager = torch.unique(x, sorted=False, return_inverse=True)
+    for e, l in zip(eager, lazy):
+        assert torch.equal(e, l.cpu())
+    with pytest.raises(RuntimeError, match="not implemented for 'Half'"):
+        torch.unique(torch.ones(3).half().to("lazy")).cpu()
