@@ -25,12 +25,15 @@ template <typename T> struct Routines {
   void (*syevd)(const char *jobz, const char *uplo, const int *n, T *a,
                 const int *lda, T *w, T *work, const int *lwork, int *iwork,
                 const int *liwork, int *info) = nullptr;
+  void (*syev)(const char *jobz, const char *uplo, const int *n, T *a,
+               const int *lda, T *w, T *work, const int *lwork,
+               int *info) = nullptr;
   void (*geqrf)(const int *m, const int *n, T *a, const int *lda, T *tau,
                 T *work, const int *lwork, int *info) = nullptr;
   void (*orgqr)(const int *m, const int *n, const int *k, T *a,
                 const int *lda, const T *tau, T *work, const int *lwork,
                 int *info) = nullptr;
-  bool complete() const { return gesdd && syevd && geqrf && orgqr; }
+  bool complete() const { return gesdd && syevd && syev && geqrf && orgqr; }
 };
 
 struct Lapack {
@@ -54,6 +57,8 @@ const Lapack *lapack() {
     bind(handle, "dgesdd_", l.f64.gesdd);
     bind(handle, "ssyevd_", l.f32.syevd);
     bind(handle, "dsyevd_", l.f64.syevd);
+    bind(handle, "ssyev_", l.f32.syev);
+    bind(handle, "dsyev_", l.f64.syev);
     bind(handle, "sgeqrf_", l.f32.geqrf);
     bind(handle, "dgeqrf_", l.f64.geqrf);
     bind(handle, "sorgqr_", l.f32.orgqr);
@@ -173,6 +178,37 @@ void eigh(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
     gatherColumnMajor(*a, b, work_a.data(), lda, n, n);
     r.syevd(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), work.data(),
             &lwork, iwork.data(), &liwork, &status);
+    setInfo(*info, b, status);
+    setRow(*values, b, work_w.data(), n);
+    if (computeVectors)
+      scatterColumnMajor(work_a.data(), lda, n, n, *vectors, b);
+  }
+}
+
+// torch.symeig (_symeig_helper, apply_symeig): syev, not syevd, so its own
+// vectors and signs.
+template <typename T>
+void symeig(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
+            MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,
+            int64_t upper, int64_t computeVectors) {
+  const Routines<T> &r = routines<T>();
+  const int batch = static_cast<int>(a->sizes[0]);
+  const int n = static_cast<int>(a->sizes[1]);
+  const char jobz = computeVectors ? 'V' : 'N';
+  const char uplo = upper ? 'U' : 'L';
+  const int lda = std::max(1, n);
+  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  std::vector<T> work_w(std::max(1, n));
+  int status = 0, lwork = -1;
+  T queried = 0;
+  r.syev(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), &queried, &lwork,
+         &status);
+  lwork = workspaceSize(queried);
+  std::vector<T> work(lwork);
+  for (int b = 0; b < batch; ++b) {
+    gatherColumnMajor(*a, b, work_a.data(), lda, n, n);
+    r.syev(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), work.data(),
+           &lwork, &status);
     setInfo(*info, b, status);
     setRow(*values, b, work_w.data(), n);
     if (computeVectors)
@@ -324,6 +360,12 @@ using ltc_mlir::runtime::MemRefDescriptor;
       int64_t upper, int64_t computeV) {                                        \
     ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);         \
   }                                                                             \
+  void _mlir_ciface_ltc_mlir_rt_symeig_##SUFFIX(                                \
+      MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
+      MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
+      int64_t upper, int64_t computeV) {                                        \
+    ltc_mlir::runtime::symeig(a, values, vectors, info, upper, computeV);       \
+  }                                                                             \
   void _mlir_ciface_ltc_mlir_rt_qr_##SUFFIX(MemRefDescriptor<T, 3> *a,          \
                                            MemRefDescriptor<T, 3> *q,           \
                                            MemRefDescriptor<T, 3> *r,           \
@@ -361,6 +403,7 @@ void *resolveLapackSymbol(const std::string &name) {
   static const Entry entries[] = {
       LTC_MLIR_LAPACK_ENTRY(svd, f32),   LTC_MLIR_LAPACK_ENTRY(svd, f64),
       LTC_MLIR_LAPACK_ENTRY(eigh, f32),  LTC_MLIR_LAPACK_ENTRY(eigh, f64),
+      LTC_MLIR_LAPACK_ENTRY(symeig, f32), LTC_MLIR_LAPACK_ENTRY(symeig, f64),
       LTC_MLIR_LAPACK_ENTRY(qr, f32),    LTC_MLIR_LAPACK_ENTRY(qr, f64),
       LTC_MLIR_LAPACK_ENTRY(geqrf, f32), LTC_MLIR_LAPACK_ENTRY(geqrf, f64),
       LTC_MLIR_LAPACK_ENTRY(householder_product, f32),

@@ -119,9 +119,15 @@ def summarize(results):
         if r["status"] == "fallback":
             for op in r.get("blockers", []):
                 blockers[op] += 1
+    compiled = {mode: set() for mode in ("forward", "backward")}
+    for r in counted:
+        compiled[r["mode"]].update(r.get("native_ops", []))
     lines = [f"cases: {len(counted)} (+{len(results) - len(counted)} without a usable sample)",
              "status: " + ", ".join(f"{k} {v}" for k, v in by_status.most_common()),
              f"fully native: {by_status['native']} / {len(counted)}",
+             f"distinct aten ops run as native code: {len(compiled['forward'] | compiled['backward'])}"
+             f" ({len(compiled['forward'])} in forward cases, {len(compiled['backward'])} in"
+             " backward cases)",
              "ops keeping the most cases from native code:"]
     lines += [f"  {n:4d}  {op}" for op, n in blockers.most_common(60)]
     return "\n".join(lines)

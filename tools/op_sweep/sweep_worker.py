@@ -231,10 +231,12 @@ def run_case(request):
         return {"status": "eager_failed", "message": "eager ran no sample"}
     m = ltc_mlir.metrics()
     fallback = dict(m["fallback_ops"])
+    compiled = sorted(m["native_ops"])  # the aten ops that ran in native code
     if fallback or m["fallback_graph_count"]:
         return {"status": "fallback", "fallback_ops": fallback, "blockers": _blockers(m, before),
-                "message": "; ".join(m["fallback_reasons"])[:600]}
-    answer = {"status": "native", "native_executions": m["native_execute_count"]}
+                "native_ops": compiled, "message": "; ".join(m["fallback_reasons"])[:600]}
+    answer = {"status": "native", "native_executions": m["native_execute_count"],
+              "native_ops": compiled}
     if closer:
         answer["closer_to_f64_than_eager"] = closer
     if (op.name, request["mode"]) in EAGER_WRONG:

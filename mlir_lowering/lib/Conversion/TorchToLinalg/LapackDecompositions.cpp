@@ -1,9 +1,10 @@
 //===- LapackDecompositions.cpp - svd, eigh and qr through LAPACK ---------===//
 //
-// _linalg_svd, _linalg_eigh and linalg_qr (f32/f64) call the runtime's
-// LAPACK entry points (runtime/lapack.h): singular and eigenvectors are only
-// defined up to sign, so the only way to give eager's exact vectors is to run
-// eager's routine (gesdd, syevd, geqrf + orgqr) the way eager runs it.
+// _linalg_svd, _linalg_eigh, _symeig_helper and linalg_qr (f32/f64) call
+// the runtime's LAPACK entry points (runtime/lapack.h): singular and
+// eigenvectors are only defined up to sign, so the only way to give eager's
+// exact vectors is to run eager's routine (gesdd, syevd, syev, geqrf +
+// orgqr) the way eager runs it.
 //
 // At tensor level: the batched input becomes a read-only buffer
 // (bufferization.to_buffer, any layout), each result a fresh memref.alloc,
@@ -216,21 +217,37 @@ protected:
   }
 };
 
-/// _linalg_eigh(A, UPLO, compute_v) -> (eigenvalues, eigenvectors).
+/// _linalg_eigh(A, UPLO, compute_v) -> (eigenvalues, eigenvectors): syevd.
 class ConvertEigh : public LapackPattern {
 public:
   ConvertEigh(const TorchTypeConverter &tc, MLIRContext *ctx)
       : LapackPattern(tc, "torch.aten._linalg_eigh", ctx) {}
 
 protected:
-  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
+  ConvertEigh(const TorchTypeConverter &tc, StringRef opName, MLIRContext *ctx)
+      : LapackPattern(tc, opName, ctx) {}
+  /// Whether the op asks for the upper triangle (a constant).
+  virtual std::optional<bool> upper(Operation *op) const {
     std::optional<std::string> uplo = getConstantStr(op->getOperand(1));
+    if (!uplo || (*uplo != "U" && *uplo != "u" && *uplo != "L" && *uplo != "l"))
+      return std::nullopt;
+    return *uplo == "U" || *uplo == "u";
+  }
+  /// Whether eigenvectors are wanted (a constant).
+  virtual std::optional<bool> computeVectors(Operation *op) const {
+    return getConstantBool(op->getOperand(2));
+  }
+  virtual StringRef routine() const { return "eigh"; }
+  virtual StringRef apiName() const { return "linalg.eigh"; }
+  virtual StringRef lapackName() const { return "syevd"; }
+
+  LogicalResult checkArguments(Operation *op, StringRef &why) const override {
     auto type = cast<RankedTensorType>(
         converter.convertType(op->getOperand(0).getType()));
-    if (!uplo || !getConstantBool(op->getOperand(2)))
-      why = "UPLO and compute_v must be constants";
-    else if (*uplo != "U" && *uplo != "u" && *uplo != "L" && *uplo != "l")
-      why = "UPLO must be 'L' or 'U' (eager raises)";
+    if (!computeVectors(op))
+      why = "the eigenvector flag must be a constant";
+    else if (!upper(op))
+      why = "UPLO must be a constant 'L' or 'U' (eager raises otherwise)";
     else if (type.getDimSize(type.getRank() - 2) !=
              type.getDimSize(type.getRank() - 1))
       why = "the matrices must be square (eager raises)";
@@ -243,8 +260,7 @@ protected:
                                 ArrayRef<RankedTensorType> types,
                                 const BatchedMatrix &a,
                                 ArrayRef<Value>) const override {
-    std::string uplo = *getConstantStr(op->getOperand(1));
-    bool computeV = *getConstantBool(op->getOperand(2));
+    bool computeV = *computeVectors(op);
     Location loc = op->getLoc();
     SmallVector<RankedTensorType> outs = {
         batchedType(a.count, {a.n}, a.elem),
@@ -252,15 +268,36 @@ protected:
                                       : SmallVector<int64_t>{0, 0},
                     a.elem),
         batchedType(a.count, {}, rewriter.getI32Type())};
-    SmallVector<Value> r = callRuntime(
-        rewriter, loc, entryName("eigh", a.elem), {a.value}, outs,
-        {uplo == "U" || uplo == "u" ? 1 : 0, computeV ? 1 : 0});
+    SmallVector<Value> r =
+        callRuntime(rewriter, loc, entryName(routine(), a.elem), {a.value},
+                    outs, {*upper(op) ? 1 : 0, computeV ? 1 : 0});
     checkInfo(rewriter, loc, r[2], arith::CmpIPredicate::eq, 0,
-              "linalg.eigh: The algorithm failed to converge because the "
-              "input matrix is ill-conditioned or has too many repeated "
-              "eigenvalues (LAPACK's syevd returned a nonzero info).");
+              (apiName() + ": The algorithm failed to converge because the "
+                           "input matrix is ill-conditioned or has too many "
+                           "repeated eigenvalues (LAPACK's " +
+               lapackName() + " returned a nonzero info).")
+                  .str());
     return finish(op, rewriter, {r[0], computeV ? r[1] : Value()}, types);
   }
+};
+
+/// _symeig_helper(A, eigenvectors, upper) -> (eigenvalues, eigenvectors)
+/// (torch.symeig): syev, as eager calls it, so its own vector signs.
+class ConvertSymeig : public ConvertEigh {
+public:
+  ConvertSymeig(const TorchTypeConverter &tc, MLIRContext *ctx)
+      : ConvertEigh(tc, "torch.aten._symeig_helper", ctx) {}
+
+protected:
+  std::optional<bool> upper(Operation *op) const override {
+    return getConstantBool(op->getOperand(2));
+  }
+  std::optional<bool> computeVectors(Operation *op) const override {
+    return getConstantBool(op->getOperand(1));
+  }
+  StringRef routine() const override { return "symeig"; }
+  StringRef apiName() const override { return "symeig"; }
+  StringRef lapackName() const override { return "syev"; }
 };
 
 /// linalg_qr(A, mode) -> (Q, R), mode "reduced", "complete" or "r".
@@ -364,7 +401,7 @@ protected:
 
 void populateLapackDecompositionPatterns(TorchTypeConverter &typeConverter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ConvertSvd, ConvertEigh, ConvertQr, ConvertGeqrf,
+  patterns.add<ConvertSvd, ConvertEigh, ConvertSymeig, ConvertQr, ConvertGeqrf,
                ConvertHouseholderProduct>(typeConverter, patterns.getContext());
 }
 
