@@ -1,12 +1,13 @@
 // Dense linear algebra kept in the lazy graph (TorchToLinalg
 // DenseLinearAlgebra.cpp, LUFactorization.cpp and LapackDecompositions.cpp
-// lower them): none has a
-// Lazy kernel in torch 1.13. The composites (linalg.cholesky, inv, solve,
-// det, slogdet, lu_factor, cholesky_solve) decompose into these at the
-// AutogradLazy key, and their backward formulas into these and matmuls.
+// lower them): none has a Lazy kernel in torch 1.13. The composites
+// (linalg.cholesky, inv, solve, det, slogdet, lu_factor, cholesky_solve)
+// decompose into these at the AutogradLazy key, and their backward formulas
+// into these and matmuls. ormqr becomes householder_product + matmul.
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/ivalue.h>
 #include <torch/csrc/lazy/core/shape.h>
+#include <torch/library.h>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
@@ -89,6 +90,50 @@ std::vector<torch::lazy::Shape> SymeigShape(const c10::OperatorHandle& op,
   return {torch::lazy::Shape(a.scalar_type(), values), torch::lazy::Shape(a.scalar_type(), vectors)};
 }
 
+// a @ b for [..., r, c] operands with the same batch dims (below
+// functionalization: views are the _copy ops, so no composite matmul).
+at::Tensor BatchedMatmul(const at::Tensor& a, const at::Tensor& b) {
+  if (a.dim() == 2) return at::mm(a, b);
+  const int64_t batch = c10::multiply_integers(a.sizes().slice(0, a.dim() - 2));
+  at::Tensor out = at::bmm(at::view_copy(a, {batch, a.size(-2), a.size(-1)}),
+                           at::view_copy(b, {batch, b.size(-2), b.size(-1)}));
+  std::vector<int64_t> shape = a.sizes().slice(0, a.dim() - 2).vec();
+  shape.push_back(a.size(-2));
+  shape.push_back(b.size(-1));
+  return at::view_copy(out, shape);
+}
+
+// ormqr(input, tau, other, left, transpose): other times Q (or Q^T), Q the
+// product of the Householder reflectors geqrf left in input and tau. Q is
+// linalg_householder_product of the reflectors padded to a square (a zero
+// tau is an identity reflector), then one batched matmul. Eager calls
+// LAPACK's ormqr: the same product up to rounding. Arguments outside the
+// shapes this handles go to eager's kernel (its result, or its error).
+at::Tensor Ormqr(const at::Tensor& input, const at::Tensor& tau, const at::Tensor& other,
+                 bool left, bool transpose) {
+  const bool handled =
+      input.dim() >= 2 && other.dim() == input.dim() && tau.dim() == input.dim() - 1 &&
+      at::isFloatingType(input.scalar_type()) && tau.scalar_type() == input.scalar_type() &&
+      other.scalar_type() == input.scalar_type() &&
+      other.size(left ? -2 : -1) == input.size(-2) && tau.size(-1) <= input.size(-1) &&
+      tau.size(-1) <= input.size(-2) &&
+      input.sizes().slice(0, input.dim() - 2).equals(other.sizes().slice(0, other.dim() - 2)) &&
+      input.sizes().slice(0, input.dim() - 2).equals(tau.sizes().slice(0, tau.dim() - 1)) &&
+      input.numel() > 0 && other.numel() > 0;
+  if (!handled)
+    return at::ormqr(input.cpu(), tau.cpu(), other.cpu(), left, transpose).to(input.device());
+  const int64_t order = input.size(-2), k = tau.size(-1);
+  std::vector<int64_t> pad = input.sizes().vec();
+  pad.back() = order - k;
+  at::Tensor reflectors = at::cat({at::slice_copy(input, -1, 0, k), at::zeros(pad, input.options())}, -1);
+  std::vector<int64_t> tauPad = tau.sizes().vec();
+  tauPad.back() = order - k;
+  at::Tensor q = at::linalg_householder_product(
+      reflectors, at::cat({tau, at::zeros(tauPad, tau.options())}, -1));
+  if (transpose) q = at::transpose_copy(q, -2, -1);
+  return left ? BatchedMatmul(q, other) : BatchedMatmul(other, q);
+}
+
 }  // namespace
 
 void RegisterDenseLinalgKernels() {
@@ -108,6 +153,9 @@ void RegisterDenseLinalgKernels() {
   RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
   RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
   RegisterAtenOpKernel("_symeig_helper", SymeigShape);  // syev (LapackDecompositions.cpp)
+  static torch::Library* lib =
+      new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Lazy, __FILE__, __LINE__);
+  lib->impl("ormqr", TORCH_FN(Ormqr));
 }
 
 }  // namespace backend

@@ -207,3 +207,29 @@ def test_householder_product_argument_errors_are_eagers():
     with pytest.raises(RuntimeError) as lazy:
         torch.linalg.householder_product(a.to("lazy"), tau.to("lazy"))
     assert str(lazy.value) == str(eager.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shapes", [((5, 3), (5, 4)), ((4, 4), (4, 2)), ((2, 6, 3), (2, 6, 5))])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("transpose", [False, True])
+def test_ormqr_matches_eager(dtype, shapes, left, transpose):
+    # Q (or Q^T) of geqrf's reflectors times other: householder_product of
+    # the reflectors padded to a square, then a matmul (eager: LAPACK ormqr).
+    (a_shape, c_shape) = shapes
+    qa, tau = torch.geqrf(rnd(*a_shape, dtype=dtype, seed=11))
+    c = rnd(*c_shape, dtype=dtype, seed=12)
+    if not left:
+        c = c.transpose(-1, -2).contiguous()
+    check(lambda q, t, o: torch.ormqr(q, t, o, left=left, transpose=transpose), [qa, tau, c],
+          ["aten::linalg_householder_product"], dtype, grad=False)
+
+
+def test_ormqr_bad_shapes_raise_eagers_error():
+    qa, tau = torch.geqrf(torch.randn(5, 3))
+    c = torch.randn(2, 5)
+    with pytest.raises(RuntimeError) as eager:
+        torch.ormqr(qa, tau, c)
+    with pytest.raises(RuntimeError) as lazy:
+        torch.ormqr(qa.to("lazy"), tau.to("lazy"), c.to("lazy")).cpu()
+    assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
