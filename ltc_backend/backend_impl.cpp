@@ -378,6 +378,7 @@ void InitBackend() {
     RegisterRandomInPlaceKernels();
     RegisterEmbeddingBagKernel();
     RegisterSparseEmbeddingGrad();
+    RegisterCtcLossKernels();
     RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();

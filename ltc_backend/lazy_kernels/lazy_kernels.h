@@ -205,6 +205,9 @@ size_t InstallMutationGuard();
 // in eager. Returns how many kernels it wrapped.
 size_t InstallInferenceModeViewFix();
 
+// _ctc_loss and its backward as lazy ops (ctc_loss_kernel.cpp).
+void RegisterCtcLossKernels();
+
 // nn.Embedding(sparse=True): a dense weight gradient (sparse_embedding_grad.cpp).
 void RegisterSparseEmbeddingGrad();
 

@@ -8,6 +8,7 @@
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
 #include "ltc_mlir/runtime/buffer_cache.h"
+#include "ltc_mlir/runtime/ctc_loss.h"
 #include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
 #include "ltc_mlir/runtime/incomplete_gamma.h"
@@ -55,6 +56,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return sorting;
   if (void *gamma = resolveIncompleteGammaSymbol(name))
     return gamma;
+  if (void *ctc = resolveCtcLossSymbol(name))
+    return ctc;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

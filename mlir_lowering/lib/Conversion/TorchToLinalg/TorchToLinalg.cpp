@@ -7,6 +7,7 @@
 #include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "CtcLoss.h"
 #include "DenseLinearAlgebraPatterns.h"
 #include "Elementwise.h"
 #include "Normalization.h"
@@ -159,6 +160,7 @@ struct ConvertTorchToLinalgPass
     populateLUSolverPatterns(typeConverter, patterns);
     populateLapackDecompositionPatterns(typeConverter, patterns);
     populateSortingPatterns(typeConverter, patterns);
+    populateCtcLossPatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
