@@ -317,3 +317,16 @@ def test_integer_convolution(dtype, case, dumps, tmp_path):
     m = assert_all_native()
     assert m["native_ops"].get("aten::convolution", 0) >= 1, m["native_ops"]
     assert '"torch.aten.convolution"' in compiled_text(str(tmp_path))
+
+
+@pytest.mark.parametrize("dtypes", [(torch.bool, torch.bool), (torch.uint8, torch.int8)])
+def test_bool_and_mixed_integer_convolution_raise_eagers_error(dtypes):
+    # bool is stored as i8 in the lowering, uint8 and int8 as one i8: the
+    # torch dtypes decide, so these keep eager's kernel and its error.
+    x = torch.ones(1, 2, 5, 5, dtype=dtypes[0])
+    w = torch.ones(2, 2, 3, 3, dtype=dtypes[1])
+    with pytest.raises(RuntimeError) as eager:
+        F.conv2d(x, w)
+    with pytest.raises(RuntimeError) as lazy:
+        F.conv2d(x.to("lazy"), w.to("lazy")).cpu()
+    assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]

@@ -79,3 +79,25 @@ def test_backward_through_zero_size_tensors():
     assert r["max_diff"] <= 1e-6, r
     assert not any("crashed" in reason for reason in r["reasons"]), r
 
+
+
+def test_results_merged_by_vectorization_compile_natively():
+    # x * 2 and its sum over a 0-d tensor vectorize to two identical
+    # transfer_writes that CSE merges: one value returned twice, on which
+    # MLIR's buffer-results-to-out-params segfaulted (the compile crash was
+    # caught, the graph ran through the fallback). The boundaries are now
+    # prepared again right before bufferization.
+    r = run_isolated("""
+        def fn(x0):
+            v0 = x0 * 2
+            v1 = v0.sum()
+            return [torch.sgn(v1 * 2 * 2 * 2), v1, v0]
+        x = torch.tensor(-3)
+        eager = fn(x)
+        ltc_mlir.reset_metrics()
+        lazy = [t.cpu() for t in fn(x.to("lazy"))]
+        m = ltc_mlir.metrics()
+        emit({"equal": all(torch.equal(a, b) for a, b in zip(eager, lazy)),
+              "fallback": m["fallback_ops"], "native": m["native_execute_count"]})
+    """)
+    assert r["equal"] and r["fallback"] == {} and r["native"] >= 1, r

@@ -47,7 +47,11 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
   // are written straight into caller-allocated out-params.
   // (A partial vector write must not be taken for a full overwrite, or the
   // destination's other elements are never copied.)
-  os << "func.func(ltc-split-partial-transfer-writes),"
+  // The boundaries again: vectorization and CSE can merge two results into
+  // one value (x and sum(x) of a 0-d x: two identical transfer_writes),
+  // which buffer-results-to-out-params does not survive.
+  os << "ltc-prepare-function-boundaries,"
+     << "func.func(ltc-split-partial-transfer-writes),"
      << "eliminate-empty-tensors,"
      << "one-shot-bufferize{bufferize-function-boundaries "
         "function-boundary-type-conversion=identity-layout-map},"

@@ -16,16 +16,16 @@ func.func @runtime_groups(%x: !torch.vtensor<[2,4,5],f32>, %w: !torch.vtensor<[4
 
 // -----
 
-func.func @integer_conv(%x: !torch.vtensor<[2,4,5],si64>, %w: !torch.vtensor<[4,4,3],si64>) -> !torch.vtensor<[2,4,3],si64> {
+func.func @bool_conv(%x: !torch.vtensor<[2,4,5],i1>, %w: !torch.vtensor<[4,4,3],i1>) -> !torch.vtensor<[2,4,3],i1> {
   %none = torch.constant.none
   %false = torch.constant.bool false
   %int0 = torch.constant.int 0
   %int1 = torch.constant.int 1
   %ones = torch.prim.ListConstruct %int1 : (!torch.int) -> !torch.list<int>
   %zeros = torch.prim.ListConstruct %int0 : (!torch.int) -> !torch.list<int>
-  // expected-error @+1 {{unsupported op 'torch.aten.convolution': expects float input and weight of the same dtype}}
-  %0 = torch.aten.convolution %x, %w, %none, %ones, %zeros, %ones, %false, %zeros, %int1 : (!torch.vtensor<[2,4,5],si64>, !torch.vtensor<[4,4,3],si64>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[2,4,3],si64>
-  return %0 : !torch.vtensor<[2,4,3],si64>
+  // expected-error @+1 {{unsupported op 'torch.aten.convolution': expects float or integer input and weight of the same dtype}}
+  %0 = torch.aten.convolution %x, %w, %none, %ones, %zeros, %ones, %false, %zeros, %int1 : (!torch.vtensor<[2,4,5],i1>, !torch.vtensor<[4,4,3],i1>, !torch.none, !torch.list<int>, !torch.list<int>, !torch.list<int>, !torch.bool, !torch.list<int>, !torch.int) -> !torch.vtensor<[2,4,3],i1>
+  return %0 : !torch.vtensor<[2,4,3],i1>
 }
 
 // -----

@@ -56,7 +56,7 @@ template <typename AdaptorT>
 std::optional<ConvParams> getConvParams(AdaptorT adaptor,
                                         RankedTensorType inputType,
                                         RankedTensorType weightType,
-                                        std::string &why) {
+                                        Type torchDtype, std::string &why) {
   int64_t rank = inputType.getRank();
   if (rank < 3 || rank > 5 || weightType.getRank() != rank) {
     why = "expects input and weight of rank 3 to 5 (1-D to 3-D)";
@@ -68,8 +68,9 @@ std::optional<ConvParams> getConvParams(AdaptorT adaptor,
   // transposed and dilated convolutions of integers narrower than int64
   // (checked below): those are left to the eager fallback, which raises
   // eager's error.
-  bool isInteger = elemType.isSignlessInteger() && elemType.getIntOrFloatBitWidth() >= 8;
-  if (!(isa<FloatType>(elemType) || isInteger) ||
+  // (From the torch dtype: bool is stored as i8.)
+  bool isInteger = torchDtype && torchDtype.isInteger() && !torchDtype.isInteger(1);
+  if (!torchDtype || !(isa<FloatType>(elemType) || isInteger) ||
       weightType.getElementType() != elemType) {
     why = "expects float or integer input and weight of the same dtype";
     return std::nullopt;
@@ -95,7 +96,7 @@ std::optional<ConvParams> getConvParams(AdaptorT adaptor,
   p.transposed = *transposed;
   p.groups = *groups;
   bool dilated = llvm::any_of(p.dilation, [](int64_t d) { return d != 1; });
-  if (isInteger && (p.transposed || dilated) && !elemType.isSignlessInteger(64)) {
+  if (isInteger && (p.transposed || dilated) && !torchDtype.isSignedInteger(64)) {
     why = "transposed and dilated convolutions of integers are int64 only "
           "(eager raises)";
     return std::nullopt;
@@ -120,6 +121,14 @@ std::optional<ConvParams> getConvParams(AdaptorT adaptor,
     return std::nullopt;
   }
   return p;
+}
+
+/// The input's torch dtype when the weight has the same one (bool and
+/// unsigned types are stored as signless integers), else null.
+template <typename OpT> Type getTorchDtype(OpT op) {
+  Type input = cast<torch::ValueTensorType>(op.getInput().getType()).getDtype();
+  Type weight = cast<torch::ValueTensorType>(op.getWeight().getType()).getDtype();
+  return input == weight ? input : Type();
 }
 
 /// Output channels and spatial sizes of the convolution, or std::nullopt
@@ -193,7 +202,7 @@ public:
       return fail(op, rewriter, "operand types are not convertible");
     std::string why;
     std::optional<ConvParams> p =
-        getConvParams(adaptor, inputType, weightType, why);
+        getConvParams(adaptor, inputType, weightType, getTorchDtype(op), why);
     if (!p)
       return fail(op, rewriter, why);
     std::optional<SmallVector<int64_t>> shape =
@@ -273,7 +282,7 @@ public:
       return fail(op, rewriter, "operand types are not convertible");
     std::string why;
     std::optional<ConvParams> p =
-        getConvParams(adaptor, inputType, weightType, why);
+        getConvParams(adaptor, inputType, weightType, getTorchDtype(op), why);
     if (!p)
       return fail(op, rewriter, why);
     std::optional<SmallVector<bool>> mask =
