@@ -9,6 +9,7 @@
 // log terms subtracts their maximum first (0 when all are -inf).
 #include "ltc_mlir/runtime/ctc_loss.h"
 
+#include "ltc_mlir/runtime/entry_points.h"
 #include "ltc_mlir/runtime/memref.h"
 
 #include <algorithm>
@@ -221,24 +222,13 @@ namespace ltc_mlir {
 namespace runtime {
 
 void *resolveCtcLossSymbol(const std::string &name) {
-  struct Entry {
-    const char *name;
-    void *address;
+  static const EntryPoint entries[] = {
+      LTC_MLIR_CIFACE_ENTRY_POINT(ctc_loss, f32),
+      LTC_MLIR_CIFACE_ENTRY_POINT(ctc_loss, f64),
+      LTC_MLIR_CIFACE_ENTRY_POINT(ctc_loss_backward, f32),
+      LTC_MLIR_CIFACE_ENTRY_POINT(ctc_loss_backward, f64),
   };
-  static const Entry entries[] = {
-      {"_mlir_ciface_ltc_mlir_rt_ctc_loss_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_ctc_loss_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_ctc_loss_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_ctc_loss_f64)},
-      {"_mlir_ciface_ltc_mlir_rt_ctc_loss_backward_f32",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_ctc_loss_backward_f32)},
-      {"_mlir_ciface_ltc_mlir_rt_ctc_loss_backward_f64",
-       reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_ctc_loss_backward_f64)},
-  };
-  for (const Entry &e : entries)
-    if (name == e.name)
-      return e.address;
-  return nullptr;
+  return findEntryPoint(entries, name.c_str());
 }
 
 } // namespace runtime

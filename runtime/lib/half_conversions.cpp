@@ -7,6 +7,8 @@
 // done here (GCC would call libgcc's own conversions for it).
 #include "ltc_mlir/runtime/half_conversions.h"
 
+#include "ltc_mlir/runtime/entry_points.h"
+
 #include <cmath>
 #include <cstring>
 
@@ -153,19 +155,12 @@ _Float16 ltc_mlir_rt_truncdfbf2(double value) {
 }
 
 void *ltc_mlir::runtime::resolveHalfConversionSymbol(const char *name) {
-  struct Entry {
-    const char *name;
-    void *address;
-  };
-  static const Entry entries[] = {
+  static const ltc_mlir::runtime::EntryPoint entries[] = {
       {"__truncsfhf2", reinterpret_cast<void *>(&ltc_mlir_rt_truncsfhf2)},
       {"__truncdfhf2", reinterpret_cast<void *>(&ltc_mlir_rt_truncdfhf2)},
       {"__extendhfsf2", reinterpret_cast<void *>(&ltc_mlir_rt_extendhfsf2)},
       {"__truncsfbf2", reinterpret_cast<void *>(&ltc_mlir_rt_truncsfbf2)},
       {"__truncdfbf2", reinterpret_cast<void *>(&ltc_mlir_rt_truncdfbf2)},
   };
-  for (const Entry &e : entries)
-    if (std::strcmp(e.name, name) == 0)
-      return e.address;
-  return nullptr;
+  return ltc_mlir::runtime::findEntryPoint(entries, name);
 }

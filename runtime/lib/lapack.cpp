@@ -5,6 +5,8 @@
 // arguments, same library: the same vectors and signs as eager.
 #include "ltc_mlir/runtime/lapack.h"
 
+#include "ltc_mlir/runtime/entry_points.h"
+
 #include <algorithm>
 #include <cstring>
 #include <dlfcn.h>
@@ -153,66 +155,57 @@ void svd(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *u,
   }
 }
 
-// linalg.eigh (apply_lapack_eigh): syevd on the lower or upper triangle.
-template <typename T>
-void eigh(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
-          MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,
-          int64_t upper, int64_t computeVectors) {
-  const Routines<T> &r = routines<T>();
-  const int batch = static_cast<int>(a->sizes[0]);
-  const int n = static_cast<int>(a->sizes[1]);
-  const char jobz = computeVectors ? 'V' : 'N';
-  const char uplo = upper ? 'U' : 'L';
-  const int lda = std::max(1, n);
-  std::vector<T> work_a(static_cast<size_t>(lda) * n);
-  std::vector<T> work_w(std::max(1, n));
-  int status = 0, lwork = -1, liwork = -1, queriedInts = 0;
-  T queried = 0;
-  r.syevd(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), &queried,
-          &lwork, &queriedInts, &liwork, &status);
-  lwork = workspaceSize(queried);
-  liwork = std::max(1, queriedInts);
-  std::vector<T> work(lwork);
-  std::vector<int> iwork(liwork);
-  for (int b = 0; b < batch; ++b) {
-    gatherColumnMajor(*a, b, work_a.data(), lda, n, n);
-    r.syevd(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), work.data(),
-            &lwork, iwork.data(), &liwork, &status);
-    setInfo(*info, b, status);
-    setRow(*values, b, work_w.data(), n);
-    if (computeVectors)
-      scatterColumnMajor(work_a.data(), lda, n, n, *vectors, b);
-  }
-}
+// A symmetric eigendecomposition routine with its workspace queried once:
+// syevd (linalg.eigh, apply_lapack_eigh) or syev (torch.symeig,
+// apply_symeig: its own vectors and signs).
+template <typename T> struct SymmetricEigen {
+  bool divideAndConquer;
+  char jobz, uplo;
+  int n, lda, lwork = -1, liwork = -1;
+  std::vector<T> work;
+  std::vector<int> iwork;
 
-// torch.symeig (_symeig_helper, apply_symeig): syev, not syevd, so its own
-// vectors and signs.
+  SymmetricEigen(bool divideAndConquer, bool vectors, bool upper, int n)
+      : divideAndConquer(divideAndConquer), jobz(vectors ? 'V' : 'N'),
+        uplo(upper ? 'U' : 'L'), n(n), lda(std::max(1, n)) {
+    std::vector<T> probe(static_cast<size_t>(lda) * n), w(std::max(1, n));
+    T queried = 0;
+    int queriedInts = 0, status = 0;
+    call(probe.data(), w.data(), &queried, &queriedInts, &status);
+    lwork = workspaceSize(queried);
+    liwork = std::max(1, queriedInts);
+    work.resize(lwork);
+    iwork.resize(liwork);
+  }
+  void call(T *a, T *w, T *workspace, int *intWorkspace, int *status) {
+    const Routines<T> &r = routines<T>();
+    if (divideAndConquer)
+      r.syevd(&jobz, &uplo, &n, a, &lda, w, workspace, &lwork, intWorkspace,
+              &liwork, status);
+    else
+      r.syev(&jobz, &uplo, &n, a, &lda, w, workspace, &lwork, status);
+  }
+};
+
 template <typename T>
-void symeig(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,
-            MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,
-            int64_t upper, int64_t computeVectors) {
-  const Routines<T> &r = routines<T>();
+void symmetricEigen(bool divideAndConquer, MemRefDescriptor<T, 3> *a,
+                    MemRefDescriptor<T, 2> *values, MemRefDescriptor<T, 3> *vectors,
+                    MemRefDescriptor<int32_t, 1> *info, int64_t upper,
+                    int64_t computeVectors) {
   const int batch = static_cast<int>(a->sizes[0]);
   const int n = static_cast<int>(a->sizes[1]);
-  const char jobz = computeVectors ? 'V' : 'N';
-  const char uplo = upper ? 'U' : 'L';
-  const int lda = std::max(1, n);
-  std::vector<T> work_a(static_cast<size_t>(lda) * n);
+  SymmetricEigen<T> routine(divideAndConquer, computeVectors, upper, n);
+  std::vector<T> work_a(static_cast<size_t>(routine.lda) * n);
   std::vector<T> work_w(std::max(1, n));
-  int status = 0, lwork = -1;
-  T queried = 0;
-  r.syev(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), &queried, &lwork,
-         &status);
-  lwork = workspaceSize(queried);
-  std::vector<T> work(lwork);
   for (int b = 0; b < batch; ++b) {
-    gatherColumnMajor(*a, b, work_a.data(), lda, n, n);
-    r.syev(&jobz, &uplo, &n, work_a.data(), &lda, work_w.data(), work.data(),
-           &lwork, &status);
+    int status = 0;
+    gatherColumnMajor(*a, b, work_a.data(), routine.lda, n, n);
+    routine.call(work_a.data(), work_w.data(), routine.work.data(),
+                 routine.iwork.data(), &status);
     setInfo(*info, b, status);
     setRow(*values, b, work_w.data(), n);
     if (computeVectors)
-      scatterColumnMajor(work_a.data(), lda, n, n, *vectors, b);
+      scatterColumnMajor(work_a.data(), routine.lda, n, n, *vectors, b);
   }
 }
 
@@ -358,13 +351,15 @@ using ltc_mlir::runtime::MemRefDescriptor;
       MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
       MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
       int64_t upper, int64_t computeV) {                                        \
-    ltc_mlir::runtime::eigh(a, values, vectors, info, upper, computeV);         \
+    ltc_mlir::runtime::symmetricEigen(true, a, values, vectors, info, upper,    \
+                                      computeV);                                \
   }                                                                             \
   void _mlir_ciface_ltc_mlir_rt_symeig_##SUFFIX(                                \
       MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
       MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
       int64_t upper, int64_t computeV) {                                        \
-    ltc_mlir::runtime::symeig(a, values, vectors, info, upper, computeV);       \
+    ltc_mlir::runtime::symmetricEigen(false, a, values, vectors, info, upper,   \
+                                      computeV);                                \
   }                                                                             \
   void _mlir_ciface_ltc_mlir_rt_qr_##SUFFIX(MemRefDescriptor<T, 3> *a,          \
                                            MemRefDescriptor<T, 3> *q,           \
@@ -393,27 +388,18 @@ namespace ltc_mlir {
 namespace runtime {
 
 void *resolveLapackSymbol(const std::string &name) {
-  struct Entry {
-    const char *name;
-    void *address;
+#define LTC_MLIR_LAPACK_ENTRIES(OP)                                             \
+  LTC_MLIR_CIFACE_ENTRY_POINT(OP, f32), LTC_MLIR_CIFACE_ENTRY_POINT(OP, f64)
+  static const EntryPoint entries[] = {
+      LTC_MLIR_LAPACK_ENTRIES(svd),   LTC_MLIR_LAPACK_ENTRIES(eigh),
+      LTC_MLIR_LAPACK_ENTRIES(symeig), LTC_MLIR_LAPACK_ENTRIES(qr),
+      LTC_MLIR_LAPACK_ENTRIES(geqrf), LTC_MLIR_LAPACK_ENTRIES(householder_product),
   };
-#define LTC_MLIR_LAPACK_ENTRY(OP, SUFFIX)                                       \
-  {"_mlir_ciface_ltc_mlir_rt_" #OP "_" #SUFFIX,                                 \
-   reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_##OP##_##SUFFIX)}
-  static const Entry entries[] = {
-      LTC_MLIR_LAPACK_ENTRY(svd, f32),   LTC_MLIR_LAPACK_ENTRY(svd, f64),
-      LTC_MLIR_LAPACK_ENTRY(eigh, f32),  LTC_MLIR_LAPACK_ENTRY(eigh, f64),
-      LTC_MLIR_LAPACK_ENTRY(symeig, f32), LTC_MLIR_LAPACK_ENTRY(symeig, f64),
-      LTC_MLIR_LAPACK_ENTRY(qr, f32),    LTC_MLIR_LAPACK_ENTRY(qr, f64),
-      LTC_MLIR_LAPACK_ENTRY(geqrf, f32), LTC_MLIR_LAPACK_ENTRY(geqrf, f64),
-      LTC_MLIR_LAPACK_ENTRY(householder_product, f32),
-      LTC_MLIR_LAPACK_ENTRY(householder_product, f64),
-  };
-#undef LTC_MLIR_LAPACK_ENTRY
-  for (const Entry &e : entries)
-    if (name == e.name)
-      return lapack() ? e.address : nullptr;
-  return nullptr;
+#undef LTC_MLIR_LAPACK_ENTRIES
+  // Without LAPACK no entry point resolves: the compile fails, the graph
+  // runs eagerly.
+  void *address = findEntryPoint(entries, name.c_str());
+  return address && lapack() ? address : nullptr;
 }
 
 } // namespace runtime

@@ -6,6 +6,8 @@
 // value, which orders the same way). Values are then read back from the
 // input at the chosen indices, so they are bit-exact.
 #include "ltc_mlir/runtime/sorting.h"
+
+#include "ltc_mlir/runtime/entry_points.h"
 #include "ltc_mlir/runtime/half_conversions.h"
 #include "ltc_mlir/runtime/memref.h"
 
@@ -263,25 +265,14 @@ namespace ltc_mlir {
 namespace runtime {
 
 void *resolveSortingSymbol(const std::string &name) {
-  struct Entry {
-    const char *name;
-    void *address;
-  };
-#define LTC_MLIR_SORTING_ENTRY(OP, SUFFIX)                                      \
-  {"_mlir_ciface_ltc_mlir_rt_" #OP "_" #SUFFIX,                                 \
-   reinterpret_cast<void *>(&_mlir_ciface_ltc_mlir_rt_##OP##_##SUFFIX)},
 #define LTC_MLIR_SORTING_TYPE_ENTRIES(S, SUFFIX)                                \
-  LTC_MLIR_SORTING_ENTRY(sort, SUFFIX)                                          \
-  LTC_MLIR_SORTING_ENTRY(topk, SUFFIX)                                          \
-  LTC_MLIR_SORTING_ENTRY(kthvalue, SUFFIX)                                      \
-  LTC_MLIR_SORTING_ENTRY(mode, SUFFIX)
-  static const Entry entries[] = {LTC_MLIR_SORTING_TYPES(LTC_MLIR_SORTING_TYPE_ENTRIES)};
+  LTC_MLIR_CIFACE_ENTRY_POINT(sort, SUFFIX),                                    \
+      LTC_MLIR_CIFACE_ENTRY_POINT(topk, SUFFIX),                                \
+      LTC_MLIR_CIFACE_ENTRY_POINT(kthvalue, SUFFIX),                            \
+      LTC_MLIR_CIFACE_ENTRY_POINT(mode, SUFFIX),
+  static const EntryPoint entries[] = {LTC_MLIR_SORTING_TYPES(LTC_MLIR_SORTING_TYPE_ENTRIES)};
 #undef LTC_MLIR_SORTING_TYPE_ENTRIES
-#undef LTC_MLIR_SORTING_ENTRY
-  for (const Entry &e : entries)
-    if (name == e.name)
-      return e.address;
-  return nullptr;
+  return findEntryPoint(entries, name.c_str());
 }
 
 } // namespace runtime

@@ -154,6 +154,23 @@ UNIQUE_INPUTS = {
 }
 
 
+def _check_unique_natively(fn, x, kwargs):
+    """fn(x.to("lazy"), **kwargs) equals eager (NaN as 9) and ran natively."""
+    eager = fn(x, **kwargs)
+    lazy_metrics.reset()
+    ltc_mlir.reset_metrics()
+    lazy = fn(x.to("lazy"), **kwargs)
+    torch._lazy.mark_step()
+    eager = eager if isinstance(eager, tuple) else (eager,)
+    lazy = lazy if isinstance(lazy, tuple) else (lazy,)
+    for e, l in zip(eager, lazy):
+        l = l.cpu()
+        assert e.dtype == l.dtype and e.shape == l.shape, (kwargs, e, l)
+        assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
+    assert_all_native()
+    assert eager_fallback_ops() == []
+
+
 @pytest.mark.parametrize("name", sorted(UNIQUE_INPUTS))
 def test_unique_consecutive_matches_eager(name):
     # Every dim (and dim=None), with and without inverse and counts. NaN
@@ -162,19 +179,8 @@ def test_unique_consecutive_matches_eager(name):
     for dim in [None] + list(range(-x.dim(), x.dim())):
         for return_inverse in (False, True):
             for return_counts in (False, True):
-                kwargs = dict(return_inverse=return_inverse, return_counts=return_counts, dim=dim)
-                eager = torch.unique_consecutive(x, **kwargs)
-                ltc_mlir.reset_metrics()
-                lazy = torch.unique_consecutive(x.to("lazy"), **kwargs)
-                torch._lazy.mark_step()
-                eager = eager if isinstance(eager, tuple) else (eager,)
-                lazy = lazy if isinstance(lazy, tuple) else (lazy,)
-                for e, l in zip(eager, lazy):
-                    l = l.cpu()
-                    assert e.dtype == l.dtype and e.shape == l.shape, (kwargs, e, l)
-                    assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
-                assert_all_native()
-                assert eager_fallback_ops() == []
+                _check_unique_natively(torch.unique_consecutive, x, dict(
+                    return_inverse=return_inverse, return_counts=return_counts, dim=dim))
 
 
 UNIQUE_SORTED_INPUTS = dict(UNIQUE_INPUTS, random_float=torch.randn(4, 5, generator=torch.Generator().manual_seed(2)),
@@ -192,20 +198,8 @@ def test_unique_sorted_matches_eager_natively(name):
     flags = (False,) if name == "nan_float" else (False, True)
     for return_inverse in flags:
         for return_counts in flags:
-            kwargs = dict(sorted=True, return_inverse=return_inverse, return_counts=return_counts)
-            eager = torch.unique(x, **kwargs)
-            lazy_metrics.reset()
-            ltc_mlir.reset_metrics()
-            lazy = torch.unique(x.to("lazy"), **kwargs)
-            torch._lazy.mark_step()
-            eager = eager if isinstance(eager, tuple) else (eager,)
-            lazy = lazy if isinstance(lazy, tuple) else (lazy,)
-            for e, l in zip(eager, lazy):
-                l = l.cpu()
-                assert e.dtype == l.dtype and e.shape == l.shape, (kwargs, e, l)
-                assert torch.equal(e.nan_to_num(9), l.nan_to_num(9)), (kwargs, e, l)
-            assert_all_native()
-            assert eager_fallback_ops() == []
+            _check_unique_natively(torch.unique, x, dict(
+                sorted=True, return_inverse=return_inverse, return_counts=return_counts))
 
 
 def test_unique_unsorted_and_half_keep_eagers_kernel():
