@@ -10,10 +10,12 @@
 #include <torch/csrc/lazy/core/tensor.h>
 
 #include <algorithm>
+#include <mutex>
 #include <numeric>
 #include <set>
 #include <cstdlib>
 #include <string>
+#include <unordered_map>
 
 namespace ltc_mlir {
 namespace backend {
@@ -208,10 +210,57 @@ std::vector<int64_t> StorageOrder(at::IntArrayRef sizes, at::IntArrayRef strides
   return identity ? std::vector<int64_t>{} : order;
 }
 
+namespace {
+
+// Origins of detached views, by the detached tensor (validated through the
+// weak pointer: an address can be reused once the tensor is gone).
+struct DetachedOrigin {
+  c10::weak_intrusive_ptr<c10::TensorImpl> detached;
+  ViewOrigin origin;
+};
+std::mutex detached_mutex;
+std::unordered_map<const c10::TensorImpl*, DetachedOrigin>& DetachedOrigins() {
+  static auto* origins = new std::unordered_map<const c10::TensorImpl*, DetachedOrigin>();
+  return *origins;
+}
+
+c10::optional<ViewOrigin> FindDetachedOrigin(const at::Tensor& tensor) {
+  std::lock_guard<std::mutex> lock(detached_mutex);
+  auto& origins = DetachedOrigins();
+  auto it = origins.find(tensor.unsafeGetTensorImpl());
+  if (it == origins.end()) return c10::nullopt;
+  if (it->second.detached.lock().get() != tensor.unsafeGetTensorImpl()) {
+    origins.erase(it);
+    return c10::nullopt;
+  }
+  return it->second.origin;
+}
+
+}  // namespace
+
+void RememberDetachedView(const at::Tensor& detached, const at::Tensor& source) {
+  ViewOrigin origin = FindViewOrigin(source);
+  if (!origin.view_fn) return;
+  origin.base = origin.base.detach();
+  std::lock_guard<std::mutex> lock(detached_mutex);
+  auto& origins = DetachedOrigins();
+  if (origins.size() >= 1024) {  // drop the entries of tensors that are gone
+    for (auto it = origins.begin(); it != origins.end();)
+      it = it->second.detached.expired() ? origins.erase(it) : std::next(it);
+  }
+  origins.insert_or_assign(
+      detached.unsafeGetTensorImpl(),
+      DetachedOrigin{c10::weak_intrusive_ptr<c10::TensorImpl>(detached.getIntrusivePtr()),
+                     std::move(origin)});
+}
+
 ViewOrigin FindViewOrigin(const at::Tensor& tensor) {
   ViewOrigin origin{tensor, nullptr};
   auto* view = torch::autograd::impl::get_view_autograd_meta(tensor);
-  if (!view || !view->has_bw_view() || !view->get_backward_view().has_view_fn()) return origin;
+  if (!view || !view->has_bw_view() || !view->get_backward_view().has_view_fn()) {
+    if (c10::optional<ViewOrigin> detached = FindDetachedOrigin(tensor)) return *detached;
+    return origin;
+  }
   const torch::autograd::ViewInfo& info = view->get_backward_view();
   if (tensor.requires_grad() && !info.base_.requires_grad()) return origin;
   // A view chained onto an output of split/unbind/chunk (multi-output

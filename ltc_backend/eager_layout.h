@@ -52,6 +52,13 @@ struct ViewOrigin {
 };
 ViewOrigin FindViewOrigin(const at::Tensor& tensor);
 
+// `detached` was made by detach() from the lazy view `source`: in eager it
+// shares the view's storage and offset, but it has no autograd view meta, so
+// FindViewOrigin would take it for its own base. Remembered while
+// `detached` lives (the origin's base is kept as a detached alias: no
+// autograd graph is kept alive).
+void RememberDetachedView(const at::Tensor& detached, const at::Tensor& source);
+
 // Where a view lives in its base's eager storage (sizes, strides, offset),
 // found by replaying the view's ops on a meta tensor with the base's eager
 // strides.

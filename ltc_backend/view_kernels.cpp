@@ -56,6 +56,7 @@ at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   }
   torch::autograd::impl::set_version_counter(out, torch::autograd::impl::version_counter(self));
   out.unsafeGetTensorImpl()->set_allow_tensor_metadata_change(false);
+  RememberDetachedView(out, self);  // as_strided of `out` addresses self's storage
   return out;
 }
 

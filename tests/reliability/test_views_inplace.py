@@ -628,3 +628,22 @@ def test_as_strided_of_elementwise_results_follows_eagers_layout(name):
          "where": lambda t: torch.as_strided(torch.where(t > 0, t, t * 3), (6,), (2,), 1)}[name]
     # (a misplaced element is off by O(1); exp and sin may round differently)
     torch.testing.assert_close(f(x.to("lazy")).cpu(), f(x), rtol=1e-6, atol=1e-6)
+
+
+DETACHED_VIEW_CASES = {
+    # (found by the differential fuzzer) detach() of a view has no autograd
+    # view meta, so as_strided took the detached tensor for its own storage.
+    "mutated_then_detached": lambda x: torch.as_strided(
+        (lambda v: (v.mul_(2.0), v.detach())[1])(x.clone()[1:]), (1,), (0,), 0),
+    "detached_offset_0": lambda x: torch.as_strided(x.clone()[1:].detach(), (2,), (1,), 0),
+    "detached_default_offset": lambda x: torch.as_strided(x.clone()[1:].detach(), (2,), (1,)),
+    "detached_twice": lambda x: torch.as_strided(x.clone()[1:].detach().detach(), (1,), (1,), 0) * 2,
+    "detached_transpose": lambda x: torch.as_strided(x.clone().view(3, 1).t().detach(), (3,), (1,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DETACHED_VIEW_CASES))
+def test_as_strided_of_a_detached_view_addresses_the_base_storage(name):
+    x = torch.tensor([1.0, 2.0, 3.0])
+    f = DETACHED_VIEW_CASES[name]
+    torch.testing.assert_close(f(x.to("lazy")).cpu(), f(x), rtol=0, atol=0)
