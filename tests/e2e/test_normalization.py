@@ -391,3 +391,25 @@ def test_instance_norm_tracking_running_stats(dump_dir):
     eager, lazy = run_module(module, x, train=True, steps=2, buffers=True)
     split_close(eager, lazy, 1)
     assert_native_with(dump_dir, "native_batch_norm", "repeat")
+
+
+@pytest.mark.parametrize("shape,normalized,affine", [((3, 3, 0, 3), (3,), False),
+                                                     ((0, 4), (4,), True),
+                                                     ((2, 0, 5), (5,), True)])
+def test_layer_norm_without_rows_runs_natively(shape, normalized, affine):
+    # (found by the differential fuzzer) a batch dim of 0: empty results and
+    # zero weight/bias gradients, as eager; these fell back before.
+    results = []
+    for device in ("cpu", "lazy"):
+        g = torch.Generator().manual_seed(0)
+        x = torch.randn(shape, generator=g).to(device).requires_grad_()
+        params = [torch.randn(normalized, generator=g).to(device).requires_grad_()
+                  for _ in range(2)] if affine else [None, None]
+        ltc_mlir.reset_metrics()
+        y = F.layer_norm(x, normalized, *params)
+        y.sum().backward()
+        results.append([t.detach().cpu() for t in [y, x.grad] + [p.grad for p in params if p is not None]])
+    for e, l in zip(*results):
+        assert e.shape == l.shape and torch.equal(e, l)
+    m = ltc_mlir.metrics()
+    assert m["fallback_ops"] == {} and m["native_execute_count"] >= 1, m

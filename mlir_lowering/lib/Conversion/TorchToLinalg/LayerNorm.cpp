@@ -127,8 +127,14 @@ public:
       return fail(op, rewriter, "mean/rstd do not have one element per row");
     std::optional<double> eps = getConstantFloat(op.getEps());
     Location loc = op.getLoc();
+    if (m == 0) { // no rows: empty out, mean and rstd (as eager)
+      rewriter.replaceOp(op, ValueRange{createEmptyTensor(rewriter, loc, outType),
+                                        createEmptyTensor(rewriter, loc, meanType),
+                                        createEmptyTensor(rewriter, loc, rstdType)});
+      return success();
+    }
     if (outType.getNumElements() == 0)
-      return fail(op, rewriter, "empty inputs are not supported");
+      return fail(op, rewriter, "empty rows are not supported");
     FailureOr<Value> weight =
         getParam(rewriter, loc, adaptor.getWeight(), n, computeType);
     FailureOr<Value> bias =
@@ -278,8 +284,15 @@ public:
                   "normalized_shape must be a constant suffix of the input "
                   "shape");
     auto [m, n] = *sizes;
+    if (m == 0) { // no rows: every gradient is zeros (an empty grad_input)
+      Location loc = op.getLoc();
+      rewriter.replaceOp(op, ValueRange{createZeroTensor(rewriter, loc, gradInputType),
+                                        createZeroTensor(rewriter, loc, gradWeightType),
+                                        createZeroTensor(rewriter, loc, gradBiasType)});
+      return success();
+    }
     if (inputType.getNumElements() == 0)
-      return fail(op, rewriter, "empty inputs are not supported");
+      return fail(op, rewriter, "empty rows are not supported");
     auto meanType = cast<RankedTensorType>(adaptor.getMean().getType());
     auto rstdType = cast<RankedTensorType>(adaptor.getRstd().getType());
     if (meanType.getNumElements() != m || rstdType.getNumElements() != m ||
