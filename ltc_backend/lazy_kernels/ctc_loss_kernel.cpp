@@ -5,7 +5,7 @@
 // fallback. Neither has a Meta kernel: the result shapes are eager's
 // (neg_log_likelihood [B], log_alpha [B, T, 2 * max target length + 1],
 // the gradient like log_probs). Arguments outside what the lowering takes
-// (eager's errors, an input length of 0, int32 targets, f16) run eagerly,
+// (eager's errors, an input length of 0, f16) run eagerly,
 // which gives eager's result or error.
 #include <ATen/ATen.h>
 #include <torch/library.h>
