@@ -213,7 +213,10 @@ std::vector<int64_t> StorageOrder(at::IntArrayRef sizes, at::IntArrayRef strides
 namespace {
 
 // Origins of detached views, by the detached tensor (validated through the
-// weak pointer: an address can be reused once the tensor is gone).
+// weak pointer: an address can be reused once the tensor is gone). The
+// base is held as a detached alias, no autograd graph: in eager the detached
+// tensor keeps the same storage alive. Entries of tensors that are gone are
+// dropped at the next detach, so a training step keeps nothing alive.
 struct DetachedOrigin {
   c10::weak_intrusive_ptr<c10::TensorImpl> detached;
   ViewOrigin origin;
@@ -244,10 +247,8 @@ void RememberDetachedView(const at::Tensor& detached, const at::Tensor& source) 
   origin.base = origin.base.detach();
   std::lock_guard<std::mutex> lock(detached_mutex);
   auto& origins = DetachedOrigins();
-  if (origins.size() >= 1024) {  // drop the entries of tensors that are gone
-    for (auto it = origins.begin(); it != origins.end();)
-      it = it->second.detached.expired() ? origins.erase(it) : std::next(it);
-  }
+  for (auto it = origins.begin(); it != origins.end();)
+    it = it->second.detached.expired() ? origins.erase(it) : std::next(it);
   origins.insert_or_assign(
       detached.unsafeGetTensorImpl(),
       DetachedOrigin{c10::weak_intrusive_ptr<c10::TensorImpl>(detached.getIntrusivePtr()),

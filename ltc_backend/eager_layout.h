@@ -55,8 +55,7 @@ ViewOrigin FindViewOrigin(const at::Tensor& tensor);
 // `detached` was made by detach() from the lazy view `source`: in eager it
 // shares the view's storage and offset, but it has no autograd view meta, so
 // FindViewOrigin would take it for its own base. Remembered while
-// `detached` lives (the origin's base is kept as a detached alias: no
-// autograd graph is kept alive).
+// `detached` lives (the base as a detached alias: no autograd graph).
 void RememberDetachedView(const at::Tensor& detached, const at::Tensor& source);
 
 // Where a view lives in its base's eager storage (sizes, strides, offset),
