@@ -1,5 +1,5 @@
-// out_argument_checks: `torch.op(..., out=t)` on lazy tensors where `t` has
-// another dtype than the operands.
+// out_argument_checks: `torch.op(..., out=t)` with a lazy `t` whose dtype is
+// not the one the op computes.
 //
 // torch 1.13 functionalizes an out= call into the functional op plus a copy
 // into `out`, casting on the way. So `torch.mm(a, b, out=long_tensor)`,
@@ -13,9 +13,9 @@
 // When an out tensor is lazy, the call first runs on meta tensors of the
 // same shapes and dtypes: eager's checks, shared by its meta kernels, raise
 // eager's message (out= calls are rare in training code; the probe costs
-// one meta dispatch). For the reductions whose accumulation type eager takes from the
-// out tensor, an unset `dtype` argument is then set to it. Ops without a
-// meta kernel keep the functionalized behaviour (a cast copy).
+// one meta dispatch). For the reductions whose accumulation type eager
+// takes from the out tensor, an unset `dtype` argument is then set to it.
+// Ops without a meta kernel keep the functionalized behaviour (a cast copy).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
