@@ -1,13 +1,12 @@
 // The f32 GEMM block of compiled code: oneDNN's sgemm on the calling thread.
 //
-// oneDNN threads with libgomp (the OpenMP runtime libtorch uses), while
-// compiled code runs its parallel loops on LLVM's libomp: each call already
-// is one block of a loop spread over libomp's threads, so libgomp is told to
-// use one thread for the call (its thread-count setting is per thread, and
-// the previous value is restored: on the user's thread it is libtorch's).
+// Each call already is one block of a loop compiled code spreads over
+// libomp's threads, so oneDNN (libgomp) is told to use one thread for it
+// (gomp_threads.h).
 #include "ltc_mlir/runtime/gemm.h"
 
-#include <dlfcn.h>
+#include "gomp_threads.h"
+
 #include <dnnl.h>
 
 #include <algorithm>
@@ -16,44 +15,7 @@
 
 namespace {
 
-struct GompThreads {
-  int (*getMax)() = nullptr;
-  void (*set)(int) = nullptr;
-};
-
-const GompThreads &gompThreads() {
-  static const GompThreads threads = [] {
-    GompThreads t;
-    // Loaded with libdnnl, which depends on it: look it up, never load it.
-    if (void *handle = dlopen("libgomp.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
-      t.getMax = reinterpret_cast<int (*)()>(dlsym(handle, "omp_get_max_threads"));
-      t.set = reinterpret_cast<void (*)(int)>(dlsym(handle, "omp_set_num_threads"));
-      if (!t.getMax || !t.set)
-        t = GompThreads();
-    }
-    return t;
-  }();
-  return threads;
-}
-
-/// One thread for oneDNN during the scope.
-class SingleThreadedGomp {
-public:
-  SingleThreadedGomp() {
-    const GompThreads &t = gompThreads();
-    if (t.getMax && (previous_ = t.getMax()) != 1)
-      t.set(1);
-  }
-  ~SingleThreadedGomp() {
-    if (previous_ != 1)
-      gompThreads().set(previous_);
-  }
-  SingleThreadedGomp(const SingleThreadedGomp &) = delete;
-  SingleThreadedGomp &operator=(const SingleThreadedGomp &) = delete;
-
-private:
-  int previous_ = 1;
-};
+using ltc_mlir::runtime::GompThreadsScope;
 
 /// A row-major or transposed operand as oneDNN's sgemm takes it.
 struct Operand {
@@ -105,7 +67,7 @@ void rowMajorGemm(int64_t m, int64_t n, int64_t k, const float *a,
   Operand rhs = asOperand(b, k, n, bStrideK, bStrideN, bScratch);
   dnnl_status_t status;
   {
-    SingleThreadedGomp oneThread;
+    GompThreadsScope oneThread(1);
     status = dnnl_sgemm(lhs.trans, rhs.trans, m, n, k, 1.0f, lhs.data, lhs.ld,
                         rhs.data, rhs.ld, accumulate ? 1.0f : 0.0f, c, ldc);
   }

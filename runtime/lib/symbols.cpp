@@ -8,6 +8,7 @@
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
 #include "ltc_mlir/runtime/buffer_cache.h"
+#include "ltc_mlir/runtime/convolution.h"
 #include "ltc_mlir/runtime/ctc_loss.h"
 #include "ltc_mlir/runtime/gemm.h"
 #include "ltc_mlir/runtime/half_conversions.h"
@@ -58,6 +59,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return gamma;
   if (void *ctc = resolveCtcLossSymbol(name))
     return ctc;
+  if (void *convolution = resolveConvolutionSymbol(name))
+    return convolution;
   if (name == "memrefCopy")
     return reinterpret_cast<void *>(&memrefCopy);
   // MLIR's generic allocation functions (finalize-memref-to-llvm

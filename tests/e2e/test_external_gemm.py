@@ -1,5 +1,7 @@
 """Large f32 contractions call the runtime GEMM (oneDNN's sgemm, one call per
-output block; mlir_lowering/lib/Pipelines/ExternalGemm.cpp).
+output block; mlir_lowering/lib/Pipelines/ExternalGemm.cpp), and f32 2-D
+convolutions oneDNN's convolution primitives (runtime/convolution.h; more
+cases in test_external_convolution.py).
 
 Every case compares with eager CPU (f32: rtol/atol 1e-4, sums of up to ~1000
 products in another order), asserts the graph ran natively, and asserts from
@@ -57,6 +59,8 @@ CASES = {
     "conv2d": (lambda x, w: F.conv2d(x, w, padding=1), lambda: (rnd(4, 32, 16, 16), rnd(48, 32, 3, 3))),
     "conv2d_strided": (lambda x, w: F.conv2d(x, w, stride=2), lambda: (rnd(2, 16, 33, 33), rnd(64, 16, 5, 5))),
 }
+GEMM_CALL = "llvm.call @ltc_mlir_rt_sgemm"
+CONV_CALL = "llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d_forward_f32"
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -68,7 +72,7 @@ def test_large_f32_products_call_the_runtime_gemm(name, llvm_text):
     torch._lazy.mark_step()
     assert_close(expected, got.cpu(), **TOL)
     assert_all_native()
-    assert "llvm.call @ltc_mlir_rt_sgemm" in llvm_text()
+    assert (CONV_CALL if name.startswith("conv") else GEMM_CALL) in llvm_text()
 
 
 def test_training_step_gradients_through_the_runtime_gemm(llvm_text):
@@ -88,7 +92,12 @@ def test_training_step_gradients_through_the_runtime_gemm(llvm_text):
         assert_close(e, p.grad.cpu(), rtol=1e-4, atol=1e-5)
         assert torch.equal(p.detach().cpu(), before)
     assert_all_native()
-    assert llvm_text().count("llvm.call @ltc_mlir_rt_sgemm") >= 4
+    # The linear layer's product and both gradients; the convolution and its
+    # weight gradient (x needs none).
+    text = llvm_text()
+    assert text.count(GEMM_CALL) >= 3
+    assert CONV_CALL in text
+    assert "llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d_backward_weights_f32" in text
 
 
 def test_small_and_non_f32_products_stay_generated(llvm_text):
@@ -118,12 +127,14 @@ PRODUCTS = """
           "conv_err": float((conv - torch.nn.functional.conv2d(x, w, padding=1)).abs().max()),
           "native": m["fallback_graph_count"] == 0 and m["native_execute_count"] >= 2,
           "calls": sum(open(f).read().count("llvm.call @ltc_mlir_rt_sgemm")
+                       + open(f).read().count("llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d")
                        for f in glob.glob(dump + "/*.llvm.mlir"))})
 """
 
 
 def test_results_do_not_depend_on_the_thread_count():
-    # The blocks are fixed at compile time and each runs on one thread.
+    # The GEMM blocks are fixed at compile time and each runs on one
+    # thread; oneDNN's forward convolution splits only its outputs.
     one = run_isolated(PRODUCTS, env={"LTC_MLIR_NUM_THREADS": "1", "LTC_MLIR_CACHE_DIR": ""})
     two = run_isolated(PRODUCTS, env={"LTC_MLIR_NUM_THREADS": "2", "LTC_MLIR_CACHE_DIR": ""})
     assert one["native"] and two["native"]
@@ -133,8 +144,8 @@ def test_results_do_not_depend_on_the_thread_count():
 
 
 def test_generated_kernels_when_disabled():
-    # LTC_MLIR_EXTERNAL_GEMM=0 keeps the generated matmul kernels; both
-    # paths agree with eager.
+    # LTC_MLIR_EXTERNAL_GEMM=0 keeps the generated matmul and im2col
+    # convolution kernels; both paths agree with eager.
     off = run_isolated(PRODUCTS, env={"LTC_MLIR_EXTERNAL_GEMM": "0", "LTC_MLIR_CACHE_DIR": ""})
     on = run_isolated(PRODUCTS, env={"LTC_MLIR_CACHE_DIR": ""})
     assert off["calls"] == 0 and on["calls"] >= 2

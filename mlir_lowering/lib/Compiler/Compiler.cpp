@@ -394,8 +394,9 @@ bool Compilation::run() {
     return false;
   markStage("parse");
 
-  if (!runPipeline("ltc-torch-to-linalg", [](OpPassManager &pm) {
-        return buildTorchToLinalgPipeline(pm);
+  // externalGemm covers every oneDNN kernel: GEMM blocks and convolutions.
+  if (!runPipeline("ltc-torch-to-linalg", [&](OpPassManager &pm) {
+        return buildTorchToLinalgPipeline(pm, options.externalGemm);
       }))
     return false;
   if (!options.dumpDir.empty())

@@ -19,9 +19,10 @@
 
 using namespace mlir;
 
-std::string ltc_mlir::getTorchToLinalgPipeline() {
-  return "convert-torch-to-linalg,canonicalize,cse,"
-         "func.func(ltc-fuse-elementwise),canonicalize,cse";
+std::string ltc_mlir::getTorchToLinalgPipeline(bool externalKernels) {
+  return std::string("convert-torch-to-linalg{external-convolutions=") +
+         (externalKernels ? "true" : "false") +
+         "},canonicalize,cse,func.func(ltc-fuse-elementwise),canonicalize,cse";
 }
 
 std::string
@@ -110,8 +111,9 @@ static LogicalResult addPipeline(OpPassManager &pm, StringRef text) {
   return failure();
 }
 
-LogicalResult ltc_mlir::buildTorchToLinalgPipeline(OpPassManager &pm) {
-  return addPipeline(pm, getTorchToLinalgPipeline());
+LogicalResult ltc_mlir::buildTorchToLinalgPipeline(OpPassManager &pm,
+                                                   bool externalKernels) {
+  return addPipeline(pm, getTorchToLinalgPipeline(externalKernels));
 }
 
 LogicalResult

@@ -1,4 +1,8 @@
-// RUN: ltc-mlir-opt --convert-torch-to-linalg --split-input-file %s | FileCheck %s
+// RUN: ltc-mlir-opt --convert-torch-to-linalg="external-convolutions=false" --split-input-file %s | FileCheck %s
+
+// The im2col lowering (external-convolutions=false; f32 1-D/2-D convolutions
+// otherwise call oneDNN, external_convolution.mlir; the other cases below
+// take this path either way).
 
 // conv2d, groups 2, stride 2, padding 1, 3x3 kernel, bias: the im2col tensor
 // [G=2, Cg=2, T=9, N=2, 3, 3] starts as zeros (taps that read padding), each

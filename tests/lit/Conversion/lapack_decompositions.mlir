@@ -6,7 +6,7 @@
 // memref descriptors: emit_c_interface), then the info checks.
 // CHECK: func.func private @ltc_mlir_rt_svd_f32(memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?x?xf32, strided<[?, ?, ?], offset: ?>>, memref<?xi32, strided<[?], offset: ?>>, i64, i64) attributes {llvm.emit_c_interface}
 // CHECK-LABEL: func.func @svd_reduced(
-// CHECK: %[[A:.*]] = bufferization.to_buffer %{{.*}} read_only : tensor<2x5x3xf32> to memref<2x5x3xf32, strided<[?, ?, ?], offset: ?>>
+// CHECK: %[[A:.*]] = bufferization.to_buffer %{{.*}} read_only {ltc.runtime_operand = 0 : i64} : tensor<2x5x3xf32> to memref<2x5x3xf32, strided<[?, ?, ?], offset: ?>>
 // CHECK-DAG: %[[U:.*]] = memref.alloc() : memref<2x5x3xf32>
 // CHECK-DAG: %[[S:.*]] = memref.alloc() : memref<2x3xf32>
 // CHECK-DAG: %[[VH:.*]] = memref.alloc() : memref<2x3x3xf32>

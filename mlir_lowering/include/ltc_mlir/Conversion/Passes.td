@@ -63,6 +63,12 @@ def ConvertTorchToLinalg : Pass<"convert-torch-to-linalg", "mlir::ModuleOp"> {
     }
     ```
   }];
+  let options = [
+    Option<"externalConvolutions", "external-convolutions", "bool",
+           /*default=*/"true",
+           "f32 1-D and 2-D convolutions (forward and both gradients) call "
+           "oneDNN through the runtime (false: im2col + matmul)">
+  ];
   let dependentDialects = [
     "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect",
     "mlir::arith::ArithDialect", "mlir::math::MathDialect",

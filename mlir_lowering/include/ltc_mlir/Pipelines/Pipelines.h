@@ -48,12 +48,14 @@ struct LinalgToLLVMOptions {
 
 /// The textual pipelines (without a `builtin.module(...)` anchor), useful for
 /// messages and for replaying with ltc-mlir-opt --pass-pipeline.
-std::string getTorchToLinalgPipeline();
+/// `externalKernels`: f32 convolutions call oneDNN through the runtime.
+std::string getTorchToLinalgPipeline(bool externalKernels = true);
 std::string getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options = {});
 
 /// Append the stages to a module-level pass manager. They fail only if a
 /// pass is not registered (registerAllPasses() registers everything).
-llvm::LogicalResult buildTorchToLinalgPipeline(mlir::OpPassManager &pm);
+llvm::LogicalResult buildTorchToLinalgPipeline(mlir::OpPassManager &pm,
+                                               bool externalKernels = true);
 llvm::LogicalResult
 buildLinalgToLLVMPipeline(mlir::OpPassManager &pm,
                           const LinalgToLLVMOptions &options = {});

@@ -24,135 +24,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConvolutionIm2col.h"
+#include "ConvolutionParams.h"
 
 using namespace mlir;
 
 namespace ltc_mlir::torch_to_linalg {
 namespace {
-
-/// The constant parameters shared by convolution and convolution_backward.
-struct ConvParams {
-  SmallVector<int64_t> stride, padding, dilation, outputPadding;
-  bool transposed = false;
-  int64_t groups = 1;
-};
-
-/// A list of `n` ints; one value stands for all (like ATen's
-/// expand_param_if_needed).
-std::optional<SmallVector<int64_t>> getParamList(Value list, unsigned n) {
-  std::optional<SmallVector<int64_t>> values = getConstantIntList(list);
-  if (!values)
-    return std::nullopt;
-  if (values->size() == 1 && n > 1)
-    values->assign(n, values->front());
-  if (values->size() != n)
-    return std::nullopt;
-  return values;
-}
-
-/// Reads and checks the constant parameters and the operand types; `why`
-/// says what is wrong otherwise.
-template <typename AdaptorT>
-std::optional<ConvParams> getConvParams(AdaptorT adaptor,
-                                        RankedTensorType inputType,
-                                        RankedTensorType weightType,
-                                        Type torchDtype, std::string &why) {
-  int64_t rank = inputType.getRank();
-  if (rank < 3 || rank > 5 || weightType.getRank() != rank) {
-    why = "expects input and weight of rank 3 to 5 (1-D to 3-D)";
-    return std::nullopt;
-  }
-  Type elemType = inputType.getElementType();
-  // Integers as ATen's CPU kernels (slow_conv2d & co.), which accumulate in
-  // the element type (wrapping, as here); bool raises there, and so do
-  // transposed and dilated convolutions of integers narrower than int64
-  // (checked below): those are left to the eager fallback, which raises
-  // eager's error.
-  // (From the torch dtype: bool is stored as i8.)
-  bool isInteger = torchDtype && torchDtype.isInteger() && !torchDtype.isInteger(1);
-  if (!torchDtype || !(isa<FloatType>(elemType) || isInteger) ||
-      weightType.getElementType() != elemType) {
-    why = "expects float or integer input and weight of the same dtype";
-    return std::nullopt;
-  }
-  unsigned nd = rank - 2;
-  ConvParams p;
-  auto stride = getParamList(adaptor.getStride(), nd);
-  auto padding = getParamList(adaptor.getPadding(), nd);
-  auto dilation = getParamList(adaptor.getDilation(), nd);
-  auto outputPadding = getParamList(adaptor.getOutputPadding(), nd);
-  std::optional<bool> transposed = getConstantBool(adaptor.getTransposed());
-  std::optional<int64_t> groups = getConstantInt(adaptor.getGroups());
-  if (!stride || !padding || !dilation || !outputPadding || !transposed ||
-      !groups) {
-    why = "stride, padding, dilation, output_padding, transposed and groups "
-          "must be constants (one value or one per spatial dim)";
-    return std::nullopt;
-  }
-  p.stride = *stride;
-  p.padding = *padding;
-  p.dilation = *dilation;
-  p.outputPadding = *outputPadding;
-  p.transposed = *transposed;
-  p.groups = *groups;
-  bool dilated = llvm::any_of(p.dilation, [](int64_t d) { return d != 1; });
-  if (isInteger && (p.transposed || dilated) && !torchDtype.isSignedInteger(64)) {
-    why = "transposed and dilated convolutions of integers are int64 only "
-          "(eager raises)";
-    return std::nullopt;
-  }
-  for (unsigned i = 0; i < nd; ++i)
-    if (p.stride[i] < 1 || p.dilation[i] < 1 || p.padding[i] < 0 ||
-        p.outputPadding[i] < 0) {
-      why = "stride and dilation must be >= 1, padding and output_padding "
-            ">= 0";
-      return std::nullopt;
-    }
-  int64_t c = inputType.getDimSize(1);
-  if (p.groups < 1 || c % p.groups != 0) {
-    why = "groups must be >= 1 and divide the input channels";
-    return std::nullopt;
-  }
-  // Regular: weight [F, C / G, K...]; transposed: weight [C, F / G, K...].
-  if (p.transposed ? weightType.getDimSize(0) != c
-                   : (weightType.getDimSize(1) * p.groups != c ||
-                      weightType.getDimSize(0) % p.groups != 0)) {
-    why = "weight shape does not match the input channels and groups";
-    return std::nullopt;
-  }
-  return p;
-}
-
-/// The input's torch dtype when the weight has the same one (bool and
-/// unsigned types are stored as signless integers), else null.
-template <typename OpT> Type getTorchDtype(OpT op) {
-  Type input = cast<torch::ValueTensorType>(op.getInput().getType()).getDtype();
-  Type weight = cast<torch::ValueTensorType>(op.getWeight().getType()).getDtype();
-  return input == weight ? input : Type();
-}
-
-/// Output channels and spatial sizes of the convolution, or std::nullopt
-/// when the input is too small for the kernel.
-std::optional<SmallVector<int64_t>> getOutputShape(const ConvParams &p,
-                                                   RankedTensorType inputType,
-                                                   RankedTensorType weightType) {
-  SmallVector<int64_t> shape = {inputType.getDimSize(0)};
-  shape.push_back(p.transposed ? weightType.getDimSize(1) * p.groups
-                               : weightType.getDimSize(0));
-  for (unsigned i = 0; i + 2 < inputType.getRank(); ++i) {
-    int64_t s = inputType.getDimSize(2 + i), k = weightType.getDimSize(2 + i);
-    int64_t span = p.dilation[i] * (k - 1);
-    int64_t o = p.transposed ? (s - 1) * p.stride[i] - 2 * p.padding[i] +
-                                   span + p.outputPadding[i] + 1
-                             : floorDiv(s + 2 * p.padding[i] - span - 1,
-                                        p.stride[i]) +
-                                   1;
-    if (o < 0 || k < 1)
-      return std::nullopt;
-    shape.push_back(o);
-  }
-  return shape;
-}
 
 /// The im2col geometry of a regular convolution from `inSizes` to
 /// `outSizes` (also the weight gradient's and, for transposed
@@ -241,27 +118,6 @@ public:
     return success();
   }
 };
-
-/// Sum of grad_output [N, F, O...] over N and O, cast to `type` [F]. One
-/// accumulator per channel adds up to N * P values: f32 sums accumulate in
-/// f64, f16/bf16 ones in f32 (like ATen).
-Value createBiasGrad(OpBuilder &b, Location loc, Value gradOut,
-                     RankedTensorType type) {
-  auto gType = cast<RankedTensorType>(gradOut.getType());
-  Type accType = gType.getElementType().getIntOrFloatBitWidth() < 32
-                     ? b.getF32Type()
-                     : b.getF64Type();
-  SmallVector<int64_t> dims = {0};
-  for (int64_t d = 2; d < gType.getRank(); ++d)
-    dims.push_back(d);
-  Value sum = createReduction(
-      b, loc, gradOut, dims, createScalarConstant(b, loc, accType, 0),
-      [&](OpBuilder &nb, Location l, Value element, Value acc) -> Value {
-        return arith::AddFOp::create(nb, l, castScalar(nb, l, element, accType),
-                                     acc);
-      });
-  return castTensor(b, loc, sum, type.getElementType());
-}
 
 class ConvertConvolutionBackwardOp
     : public TorchConversionPattern<torch::AtenConvolutionBackwardOp> {
@@ -357,6 +213,27 @@ public:
 };
 
 } // namespace
+
+/// Sum of grad_output [N, F, O...] over N and O, cast to `type` [F]. One
+/// accumulator per channel adds up to N * P values: f32 sums accumulate in
+/// f64, f16/bf16 ones in f32 (like ATen).
+Value createBiasGrad(OpBuilder &b, Location loc, Value gradOut,
+                     RankedTensorType type) {
+  auto gType = cast<RankedTensorType>(gradOut.getType());
+  Type accType = gType.getElementType().getIntOrFloatBitWidth() < 32
+                     ? b.getF32Type()
+                     : b.getF64Type();
+  SmallVector<int64_t> dims = {0};
+  for (int64_t d = 2; d < gType.getRank(); ++d)
+    dims.push_back(d);
+  Value sum = createReduction(
+      b, loc, gradOut, dims, createScalarConstant(b, loc, accType, 0),
+      [&](OpBuilder &nb, Location l, Value element, Value acc) -> Value {
+        return arith::AddFOp::create(nb, l, castScalar(nb, l, element, accType),
+                                     acc);
+      });
+  return castTensor(b, loc, sum, type.getElementType());
+}
 
 void populateConvolutionPatterns(TorchTypeConverter &typeConverter,
                                  RewritePatternSet &patterns) {

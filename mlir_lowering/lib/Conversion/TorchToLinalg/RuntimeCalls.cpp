@@ -13,6 +13,9 @@ using namespace mlir;
 namespace ltc_mlir::torch_to_linalg {
 namespace {
 
+/// Numbers the to_buffer ops of runtime call operands (see callRuntime).
+constexpr const char *kRuntimeOperandAttr = "ltc.runtime_operand";
+
 /// memref<?x...xT, strided<[?, ...], offset: ?>>: the one type every entry
 /// point's memref parameters have, whatever the layout at a call site.
 MemRefType fullyDynamicMemRef(int64_t rank, Type elementType) {
@@ -44,6 +47,21 @@ SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
                                ValueRange inputs,
                                ArrayRef<RankedTensorType> resultTypes,
                                ArrayRef<int64_t> scalars) {
+  // Each call reads its inputs through its own to_buffer, marked with a
+  // number unique in the function: CSE would otherwise merge two calls'
+  // to_buffers of one tensor into the first, and bufferization, which only
+  // sees the tensor read at that first to_buffer, may let an in-place op
+  // overwrite the buffer before the second call reads it.
+  int64_t nextOperand = 0;
+  Operation *scope = b.getInsertionBlock()->getParentOp();
+  if (scope && !isa<func::FuncOp>(scope))
+    if (auto func = scope->getParentOfType<func::FuncOp>())
+      scope = func;
+  if (scope)
+    scope->walk([&](bufferization::ToBufferOp op) {
+      if (op->hasAttr(kRuntimeOperandAttr))
+        ++nextOperand;
+    });
   SmallVector<Value> args;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
@@ -51,8 +69,10 @@ SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
     auto anyLayout = MemRefType::get(
         type.getShape(), type.getElementType(),
         StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
-    Value buffer = bufferization::ToBufferOp::create(b, loc, anyLayout, input,
-                                                     /*read_only=*/true);
+    auto toBuffer = bufferization::ToBufferOp::create(b, loc, anyLayout, input,
+                                                      /*read_only=*/true);
+    toBuffer->setAttr(kRuntimeOperandAttr, b.getI64IntegerAttr(nextOperand++));
+    Value buffer = toBuffer;
     args.push_back(memref::CastOp::create(
         b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
         buffer));

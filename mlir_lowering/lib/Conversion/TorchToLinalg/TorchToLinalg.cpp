@@ -8,6 +8,7 @@
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
 #include "CtcLoss.h"
+#include "ExternalConvolution.h"
 #include "DenseLinearAlgebraPatterns.h"
 #include "Elementwise.h"
 #include "Normalization.h"
@@ -30,6 +31,7 @@
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace ltc_mlir {
+#define GEN_PASS_DECL_CONVERTTORCHTOLINALG
 #define GEN_PASS_DEF_CONVERTTORCHTOLINALG
 #include "ltc_mlir/Conversion/Passes.h.inc"
 } // namespace ltc_mlir
@@ -65,6 +67,8 @@ Type findUnconvertibleType(const TypeConverter &converter, Operation *op) {
 struct ConvertTorchToLinalgPass
     : public ltc_mlir::impl::ConvertTorchToLinalgBase<
           ConvertTorchToLinalgPass> {
+  using ConvertTorchToLinalgBase::ConvertTorchToLinalgBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -131,6 +135,8 @@ struct ConvertTorchToLinalgPass
     populateLossPatterns(typeConverter, patterns);
     populatePointwiseLossPatterns(typeConverter, patterns);
     populateConvolutionPatterns(typeConverter, patterns);
+    if (externalConvolutions)
+      populateExternalConvolutionPatterns(typeConverter, patterns);
     populatePaddingPatterns(typeConverter, patterns);
     populatePoolingPatterns(typeConverter, patterns);
     populateAdaptivePoolingPatterns(typeConverter, patterns);

@@ -1,0 +1,452 @@
+// f32 2-D convolutions through oneDNN (runtime/convolution.h).
+//
+// Every call names the same three tensors: src [N, C, H, W], weights
+// [F, C/G, KH, KW] and dst [N, F, OH, OW]. The forward pass writes dst, the
+// input gradient writes src (from dst = grad_output), the weight gradient
+// writes the weights.
+#include "ltc_mlir/runtime/convolution.h"
+
+#include "gomp_threads.h"
+#include "ltc_mlir/runtime/entry_points.h"
+#include "ltc_mlir/runtime/memref.h"
+#include "ltc_mlir/runtime/openmp.h"
+
+#include <dnnl.hpp>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace ltc_mlir {
+namespace runtime {
+namespace {
+
+using Tensor4 = MemRefDescriptor<float, 4>;
+using Tensor1 = MemRefDescriptor<float, 1>;
+
+enum class Kind : int64_t { Forward, BackwardData, BackwardWeights };
+
+struct Params {
+  int64_t stride[2], padding[2], dilation[2], groups;
+};
+
+/// The operands of one call; `bias` only in the forward pass (may be empty).
+struct Operands {
+  Tensor4 *src, *weights, *dst;
+  Tensor1 *bias;
+};
+
+std::atomic<int64_t> primitiveCount{0};
+std::atomic<int64_t> fallbackCount{0};
+
+//===----------------------------------------------------------------------===//
+// Plain loops: shapes oneDNN refuses.
+//===----------------------------------------------------------------------===//
+
+float &at(Tensor4 *t, int64_t a, int64_t b, int64_t c, int64_t d) {
+  return t->aligned[t->offset + a * t->strides[0] + b * t->strides[1] +
+                    c * t->strides[2] + d * t->strides[3]];
+}
+
+/// Calls `body(n, f, c, oh, ow, kh, kw, ih, iw)` for every product term of
+/// the convolution whose input position is inside the input (c is the
+/// channel within the weights' group slice, ih/iw the input position).
+template <typename Body>
+void forEachTerm(const Operands &o, const Params &p, Body body) {
+  int64_t n = o.src->sizes[0], h = o.src->sizes[2], w = o.src->sizes[3];
+  int64_t f = o.weights->sizes[0], cg = o.weights->sizes[1];
+  int64_t kh = o.weights->sizes[2], kw = o.weights->sizes[3];
+  int64_t oh = o.dst->sizes[2], ow = o.dst->sizes[3];
+  int64_t fg = f / p.groups;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t of = 0; of < f; ++of)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x)
+          for (int64_t c = 0; c < cg; ++c)
+            for (int64_t i = 0; i < kh; ++i) {
+              int64_t iy = y * p.stride[0] - p.padding[0] + i * p.dilation[0];
+              if (iy < 0 || iy >= h)
+                continue;
+              for (int64_t j = 0; j < kw; ++j) {
+                int64_t ix =
+                    x * p.stride[1] - p.padding[1] + j * p.dilation[1];
+                if (ix >= 0 && ix < w)
+                  body(b, of, (of / fg) * cg + c, c, y, x, i, j, iy, ix);
+              }
+            }
+}
+
+void fill(Tensor4 *t, float value) {
+  for (int64_t a = 0; a < t->sizes[0]; ++a)
+    for (int64_t b = 0; b < t->sizes[1]; ++b)
+      for (int64_t c = 0; c < t->sizes[2]; ++c)
+        for (int64_t d = 0; d < t->sizes[3]; ++d)
+          at(t, a, b, c, d) = value;
+}
+
+void referenceConvolution(Kind kind, const Operands &o, const Params &p) {
+  fallbackCount.fetch_add(1, std::memory_order_relaxed);
+  switch (kind) {
+  case Kind::Forward: {
+    fill(o.dst, 0.0f);
+    forEachTerm(o, p, [&](int64_t b, int64_t f, int64_t ci, int64_t c,
+                          int64_t y, int64_t x, int64_t i, int64_t j,
+                          int64_t iy, int64_t ix) {
+      at(o.dst, b, f, y, x) += at(o.src, b, ci, iy, ix) * at(o.weights, f, c, i, j);
+    });
+    if (o.bias && o.bias->sizes[0] > 0)
+      for (int64_t b = 0; b < o.dst->sizes[0]; ++b)
+        for (int64_t f = 0; f < o.dst->sizes[1]; ++f)
+          for (int64_t y = 0; y < o.dst->sizes[2]; ++y)
+            for (int64_t x = 0; x < o.dst->sizes[3]; ++x)
+              at(o.dst, b, f, y, x) +=
+                  o.bias->aligned[o.bias->offset + f * o.bias->strides[0]];
+    return;
+  }
+  case Kind::BackwardData:
+    fill(o.src, 0.0f);
+    forEachTerm(o, p, [&](int64_t b, int64_t f, int64_t ci, int64_t c,
+                          int64_t y, int64_t x, int64_t i, int64_t j,
+                          int64_t iy, int64_t ix) {
+      at(o.src, b, ci, iy, ix) += at(o.dst, b, f, y, x) * at(o.weights, f, c, i, j);
+    });
+    return;
+  case Kind::BackwardWeights:
+    fill(o.weights, 0.0f);
+    forEachTerm(o, p, [&](int64_t b, int64_t f, int64_t ci, int64_t c,
+                          int64_t y, int64_t x, int64_t i, int64_t j,
+                          int64_t iy, int64_t ix) {
+      at(o.weights, f, c, i, j) += at(o.src, b, ci, iy, ix) * at(o.dst, b, f, y, x);
+    });
+    return;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN primitives, one per shape, parameters and operand strides.
+//===----------------------------------------------------------------------===//
+
+using dnnl::memory;
+
+const dnnl::engine &cpuEngine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory::dims stridesOf(const int64_t *strides, int rank) {
+  return memory::dims(strides, strides + rank);
+}
+
+/// The user's (strided) layout of each of src, weights, dst; the weights
+/// of a grouped convolution as [G, F/G, C/G, KH, KW].
+struct UserDescs {
+  memory::desc operand[3];
+  memory::desc bias;
+};
+
+UserDescs userDescs(const Operands &o, const Params &p) {
+  UserDescs d;
+  auto dims4 = [](const Tensor4 *t) {
+    return memory::dims(t->sizes, t->sizes + 4);
+  };
+  d.operand[0] = memory::desc(dims4(o.src), memory::data_type::f32,
+                              stridesOf(o.src->strides, 4));
+  const Tensor4 *w = o.weights;
+  if (p.groups == 1) {
+    d.operand[1] = memory::desc(dims4(w), memory::data_type::f32,
+                                stridesOf(w->strides, 4));
+  } else {
+    int64_t fg = w->sizes[0] / p.groups;
+    d.operand[1] = memory::desc(
+        {p.groups, fg, w->sizes[1], w->sizes[2], w->sizes[3]},
+        memory::data_type::f32,
+        {w->strides[0] * fg, w->strides[0], w->strides[1], w->strides[2],
+         w->strides[3]});
+  }
+  d.operand[2] = memory::desc(dims4(o.dst), memory::data_type::f32,
+                              stridesOf(o.dst->strides, 4));
+  if (o.bias && o.bias->sizes[0] > 0)
+    d.bias = memory::desc({o.bias->sizes[0]}, memory::data_type::f32,
+                          {o.bias->strides[0]});
+  return d;
+}
+
+/// The primitive of one convolution and the reorders between the user's
+/// layouts and the ones it computes in.
+struct Plan {
+  bool ok = false;
+  dnnl::primitive convolution;
+  memory::desc user[3], inner[3], bias, scratchpad;
+  dnnl::reorder reorder[3]; // user -> inner for inputs, inner -> user for the output
+  bool needsReorder[3] = {false, false, false};
+  int output = 0;   // which of src (0), weights (1), dst (2) is written
+  int argument[3];  // DNNL_ARG_* of src, weights, dst
+};
+
+memory::desc anyLayout(const memory::desc &d) {
+  return memory::desc(d.dims(), memory::data_type::f32, memory::format_tag::any);
+}
+
+std::shared_ptr<Plan> createPlan(Kind kind, const Operands &o, const Params &p) {
+  auto plan = std::make_shared<Plan>();
+  try {
+    const dnnl::engine &engine = cpuEngine();
+    UserDescs user = userDescs(o, p);
+    memory::dims strides = {p.stride[0], p.stride[1]};
+    memory::dims dilates = {p.dilation[0] - 1, p.dilation[1] - 1};
+    memory::dims padding = {p.padding[0], p.padding[1]};
+    memory::desc src = anyLayout(user.operand[0]);
+    memory::desc weights = anyLayout(user.operand[1]);
+    memory::desc dst = anyLayout(user.operand[2]);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    dnnl::prop_kind propKind = kind == Kind::Forward
+                                   ? dnnl::prop_kind::forward_inference
+                                   : dnnl::prop_kind::forward_training;
+    dnnl::convolution_forward::desc forward(
+        propKind, dnnl::algorithm::convolution_direct, src, weights,
+        kind == Kind::Forward ? user.bias : memory::desc(), dst, strides,
+        dilates, padding, padding);
+    dnnl::convolution_forward::primitive_desc forwardPd(forward, attr, engine);
+    if (kind == Kind::Forward) {
+      plan->convolution = dnnl::convolution_forward(forwardPd);
+      plan->inner[0] = forwardPd.src_desc();
+      plan->inner[1] = forwardPd.weights_desc();
+      plan->inner[2] = forwardPd.dst_desc();
+      plan->scratchpad = forwardPd.scratchpad_desc();
+      plan->output = 2;
+      plan->argument[0] = DNNL_ARG_SRC;
+      plan->argument[1] = DNNL_ARG_WEIGHTS;
+      plan->argument[2] = DNNL_ARG_DST;
+      plan->bias = user.bias;
+    } else if (kind == Kind::BackwardData) {
+      dnnl::convolution_backward_data::desc desc(
+          dnnl::algorithm::convolution_direct, src, weights, dst, strides,
+          dilates, padding, padding);
+      dnnl::convolution_backward_data::primitive_desc pd(desc, attr, engine,
+                                                         forwardPd);
+      plan->convolution = dnnl::convolution_backward_data(pd);
+      plan->inner[0] = pd.diff_src_desc();
+      plan->inner[1] = pd.weights_desc();
+      plan->inner[2] = pd.diff_dst_desc();
+      plan->scratchpad = pd.scratchpad_desc();
+      plan->output = 0;
+      plan->argument[0] = DNNL_ARG_DIFF_SRC;
+      plan->argument[1] = DNNL_ARG_WEIGHTS;
+      plan->argument[2] = DNNL_ARG_DIFF_DST;
+    } else {
+      dnnl::convolution_backward_weights::desc desc(
+          dnnl::algorithm::convolution_direct, src, weights, memory::desc(),
+          dst, strides, dilates, padding, padding);
+      dnnl::convolution_backward_weights::primitive_desc pd(desc, attr, engine,
+                                                            forwardPd);
+      plan->convolution = dnnl::convolution_backward_weights(pd);
+      plan->inner[0] = pd.src_desc();
+      plan->inner[1] = pd.diff_weights_desc();
+      plan->inner[2] = pd.diff_dst_desc();
+      plan->scratchpad = pd.scratchpad_desc();
+      plan->output = 1;
+      plan->argument[0] = DNNL_ARG_SRC;
+      plan->argument[1] = DNNL_ARG_DIFF_WEIGHTS;
+      plan->argument[2] = DNNL_ARG_DIFF_DST;
+    }
+    for (int i = 0; i < 3; ++i) {
+      plan->user[i] = user.operand[i];
+      if (plan->inner[i] == plan->user[i])
+        continue;
+      plan->needsReorder[i] = true;
+      plan->reorder[i] =
+          i == plan->output
+              ? dnnl::reorder(dnnl::reorder::primitive_desc(
+                    engine, plan->inner[i], engine, plan->user[i]))
+              : dnnl::reorder(dnnl::reorder::primitive_desc(
+                    engine, plan->user[i], engine, plan->inner[i]));
+    }
+    plan->ok = true;
+    primitiveCount.fetch_add(1, std::memory_order_relaxed);
+  } catch (const dnnl::error &) {
+    plan->ok = false; // computed by referenceConvolution
+  }
+  return plan;
+}
+
+std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p) {
+  std::vector<int64_t> key = {static_cast<int64_t>(kind), p.stride[0],
+                              p.stride[1], p.padding[0], p.padding[1],
+                              p.dilation[0], p.dilation[1], p.groups};
+  for (const Tensor4 *t : {o.src, o.weights, o.dst}) {
+    key.insert(key.end(), t->sizes, t->sizes + 4);
+    key.insert(key.end(), t->strides, t->strides + 4);
+  }
+  bool hasBias = o.bias && o.bias->sizes[0] > 0;
+  key.push_back(hasBias ? o.bias->strides[0] : -1);
+  static std::mutex mutex;
+  static std::map<std::vector<int64_t>, std::shared_ptr<Plan>> plans;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<Plan> &plan = plans[key];
+  if (!plan)
+    plan = createPlan(kind, o, p);
+  return plan;
+}
+
+/// Per-thread scratch memory that only grows: the blocked copies of the
+/// operands and oneDNN's scratchpad of the calls made on the thread.
+class ScratchBuffer {
+public:
+  ~ScratchBuffer() { std::free(data_); }
+  void *get(size_t bytes) {
+    if (bytes > size_) {
+      std::free(data_);
+      size_ = (bytes + 63) / 64 * 64;
+      data_ = std::aligned_alloc(64, size_);
+      if (!data_)
+        size_ = 0;
+    }
+    return data_;
+  }
+
+private:
+  void *data_ = nullptr;
+  size_t size_ = 0;
+};
+
+void *operandAddress(Tensor4 *t) { return t->aligned + t->offset; }
+
+/// Runs `plan` on the operands; false when scratch memory is missing.
+bool execute(const Plan &plan, const Operands &o) {
+  thread_local ScratchBuffer scratch[4];
+  const dnnl::engine &engine = cpuEngine();
+  thread_local dnnl::stream stream(cpuEngine());
+  Tensor4 *tensors[3] = {o.src, o.weights, o.dst};
+  memory userMemory[3], innerMemory[3];
+  for (int i = 0; i < 3; ++i) {
+    userMemory[i] = memory(plan.user[i], engine, operandAddress(tensors[i]));
+    innerMemory[i] = userMemory[i];
+    if (plan.needsReorder[i]) {
+      void *buffer = scratch[i].get(plan.inner[i].get_size());
+      if (!buffer)
+        return false;
+      innerMemory[i] = memory(plan.inner[i], engine, buffer);
+    }
+  }
+  std::unordered_map<int, memory> args;
+  for (int i = 0; i < 3; ++i) {
+    if (i != plan.output && plan.needsReorder[i])
+      plan.reorder[i].execute(stream, userMemory[i], innerMemory[i]);
+    args.insert({plan.argument[i], innerMemory[i]});
+  }
+  if (!plan.bias.is_zero())
+    args.insert({DNNL_ARG_BIAS,
+                 memory(plan.bias, engine, o.bias->aligned + o.bias->offset)});
+  size_t scratchpadBytes = plan.scratchpad.get_size();
+  if (scratchpadBytes > 0) {
+    void *buffer = scratch[3].get(scratchpadBytes);
+    if (!buffer)
+      return false;
+    args.insert({DNNL_ARG_SCRATCHPAD, memory(plan.scratchpad, engine, buffer)});
+  }
+  plan.convolution.execute(stream, args);
+  int out = plan.output;
+  if (plan.needsReorder[out])
+    plan.reorder[out].execute(stream, innerMemory[out], userMemory[out]);
+  stream.wait();
+  return true;
+}
+
+bool isEmpty(const Tensor4 *t) {
+  return t->sizes[0] == 0 || t->sizes[1] == 0 || t->sizes[2] == 0 ||
+         t->sizes[3] == 0;
+}
+
+void convolve(Kind kind, const Operands &o, const Params &p) {
+  // Empty tensors (no products, or nothing to write): the loops are exact.
+  if (isEmpty(o.src) || isEmpty(o.weights) || isEmpty(o.dst)) {
+    referenceConvolution(kind, o, p);
+    return;
+  }
+  int threads = getNumThreads();
+  // (oneDNN sizes a primitive's work split for the thread count at its
+  // creation: create it inside the scope too.)
+  GompThreadsScope scope(threads);
+  std::shared_ptr<Plan> plan = getPlan(kind, o, p);
+  if (plan->ok) {
+    // libomp's workers would spin for their blocktime on the cores oneDNN's
+    // libgomp threads are about to use.
+    if (threads > 1)
+      releaseThreads();
+    try {
+      if (execute(*plan, o))
+        return;
+    } catch (const dnnl::error &) {
+    }
+  }
+  referenceConvolution(kind, o, p);
+}
+
+Params params(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
+              int64_t dw, int64_t groups) {
+  return Params{{sh, sw}, {ph, pw}, {dh, dw}, groups};
+}
+
+} // namespace
+} // namespace runtime
+} // namespace ltc_mlir
+
+using ltc_mlir::runtime::Kind;
+using ltc_mlir::runtime::Operands;
+using ltc_mlir::runtime::Tensor1;
+using ltc_mlir::runtime::Tensor4;
+
+extern "C" {
+
+void _mlir_ciface_ltc_mlir_rt_conv2d_forward_f32(
+    Tensor4 *input, Tensor4 *weight, Tensor1 *bias, Tensor4 *out, int64_t sh,
+    int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+    int64_t groups) {
+  ltc_mlir::runtime::convolve(Kind::Forward, Operands{input, weight, out, bias},
+                              ltc_mlir::runtime::params(sh, sw, ph, pw, dh, dw,
+                                                        groups));
+}
+
+void _mlir_ciface_ltc_mlir_rt_conv2d_backward_data_f32(
+    Tensor4 *gradOut, Tensor4 *weight, Tensor4 *gradInput, int64_t sh,
+    int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+    int64_t groups) {
+  ltc_mlir::runtime::convolve(
+      Kind::BackwardData, Operands{gradInput, weight, gradOut, nullptr},
+      ltc_mlir::runtime::params(sh, sw, ph, pw, dh, dw, groups));
+}
+
+void _mlir_ciface_ltc_mlir_rt_conv2d_backward_weights_f32(
+    Tensor4 *input, Tensor4 *gradOut, Tensor4 *gradWeight, int64_t sh,
+    int64_t sw, int64_t ph, int64_t pw, int64_t dh, int64_t dw,
+    int64_t groups) {
+  ltc_mlir::runtime::convolve(
+      Kind::BackwardWeights, Operands{input, gradWeight, gradOut, nullptr},
+      ltc_mlir::runtime::params(sh, sw, ph, pw, dh, dw, groups));
+}
+
+} // extern "C"
+
+namespace ltc_mlir {
+namespace runtime {
+
+void *resolveConvolutionSymbol(const std::string &name) {
+  static const EntryPoint entries[] = {
+      LTC_MLIR_CIFACE_ENTRY_POINT(conv2d_forward, f32),
+      LTC_MLIR_CIFACE_ENTRY_POINT(conv2d_backward_data, f32),
+      LTC_MLIR_CIFACE_ENTRY_POINT(conv2d_backward_weights, f32),
+  };
+  return findEntryPoint(entries, name.c_str());
+}
+
+ConvolutionStats convolutionStats() {
+  return {primitiveCount.load(), fallbackCount.load()};
+}
+
+} // namespace runtime
+} // namespace ltc_mlir
