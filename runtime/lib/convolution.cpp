@@ -13,6 +13,7 @@
 
 #include <dnnl.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <map>
@@ -274,8 +275,11 @@ std::shared_ptr<Plan> createPlan(Kind kind, const Operands &o, const Params &p) 
   return plan;
 }
 
-std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p) {
-  std::vector<int64_t> key = {static_cast<int64_t>(kind), p.stride[0],
+/// (oneDNN sizes a primitive's work split for the libgomp thread count at
+/// its creation: `threads` is part of the key.)
+std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p,
+                              int threads) {
+  std::vector<int64_t> key = {static_cast<int64_t>(kind), threads, p.stride[0],
                               p.stride[1], p.padding[0], p.padding[1],
                               p.dilation[0], p.dilation[1], p.groups};
   for (const Tensor4 *t : {o.src, o.weights, o.dst}) {
@@ -362,22 +366,16 @@ bool isEmpty(const Tensor4 *t) {
          t->sizes[3] == 0;
 }
 
-void convolve(Kind kind, const Operands &o, const Params &p) {
+/// One convolution on `threads` libgomp threads.
+void convolveOnce(Kind kind, const Operands &o, const Params &p, int threads) {
   // Empty tensors (no products, or nothing to write): the loops are exact.
   if (isEmpty(o.src) || isEmpty(o.weights) || isEmpty(o.dst)) {
     referenceConvolution(kind, o, p);
     return;
   }
-  int threads = getNumThreads();
-  // (oneDNN sizes a primitive's work split for the thread count at its
-  // creation: create it inside the scope too.)
   GompThreadsScope scope(threads);
-  std::shared_ptr<Plan> plan = getPlan(kind, o, p);
+  std::shared_ptr<Plan> plan = getPlan(kind, o, p, threads);
   if (plan->ok) {
-    // libomp's workers would spin for their blocktime on the cores oneDNN's
-    // libgomp threads are about to use.
-    if (threads > 1)
-      releaseThreads();
     try {
       if (execute(*plan, o))
         return;
@@ -385,6 +383,138 @@ void convolve(Kind kind, const Operands &o, const Params &p) {
     }
   }
   referenceConvolution(kind, o, p);
+}
+
+//===----------------------------------------------------------------------===//
+// Threads: independent pieces on libomp's threads.
+//===----------------------------------------------------------------------===//
+//
+// Compiled code runs its loops on libomp, oneDNN on libgomp: a oneDNN call
+// on several libgomp threads leaves them spinning (GOMP_SPINCOUNT) on the
+// cores the next compiled loop's libomp threads need, which made a
+// 2-thread ResNet step slower than a 1-thread one. So a call on T > 1
+// threads is cut into T independent convolutions, each run by oneDNN on one
+// thread inside one libomp parallel region:
+//  - forward and input gradient: batch slices (when N >= T), else slices
+//    of the output (forward) or input (input gradient) channels;
+//  - weight gradient: slices of the output channels (each slice reads all
+//    of the input and reduces over the whole batch);
+//  - grouped convolutions: slices of whole groups when the batch is small.
+// Channel slices are multiples of 16 (oneDNN's blocks). Results may differ
+// from a 1-thread run in the last bits, as eager's do.
+
+/// A piece of a convolution: the operands' descriptors narrowed to slices.
+struct Piece {
+  Tensor4 src, weights, dst;
+  Tensor1 bias;
+  bool hasBias = false;
+  Params params;
+  Operands operands() {
+    return {&src, &weights, &dst, hasBias ? &bias : nullptr};
+  }
+};
+
+template <typename T> T sliced(T t, int dim, int64_t start, int64_t size) {
+  t.offset += start * t.strides[dim];
+  t.sizes[dim] = size;
+  return t;
+}
+
+/// Up to `parts` consecutive ranges covering [0, extent), each a multiple of
+/// `multiple` long except the last.
+std::vector<std::pair<int64_t, int64_t>> ranges(int64_t extent, int64_t parts,
+                                                int64_t multiple) {
+  int64_t size = (extent + parts - 1) / parts;
+  size = (size + multiple - 1) / multiple * multiple;
+  std::vector<std::pair<int64_t, int64_t>> r;
+  for (int64_t start = 0; start < extent; start += size)
+    r.push_back({start, std::min(size, extent - start)});
+  return r;
+}
+
+/// Below this many multiply-adds a convolution runs on one thread.
+constexpr int64_t kMinParallelMacs = int64_t(1) << 20;
+constexpr int64_t kChannelBlock = 16;
+
+std::vector<Piece> split(Kind kind, const Operands &o, const Params &p,
+                         int threads) {
+  Piece whole{*o.src, *o.weights, *o.dst, {}, false, p};
+  if (o.bias && o.bias->sizes[0] > 0) {
+    whole.bias = *o.bias;
+    whole.hasBias = true;
+  }
+  int64_t n = o.src->sizes[0], c = o.src->sizes[1], f = o.dst->sizes[1];
+  int64_t g = p.groups;
+  int64_t macs = n * f * o.dst->sizes[2] * o.dst->sizes[3] * (c / g) *
+                 o.weights->sizes[2] * o.weights->sizes[3];
+  if (threads <= 1 || macs < kMinParallelMacs)
+    return {whole};
+  std::vector<Piece> pieces;
+  if (kind != Kind::BackwardWeights && n >= threads) {
+    for (auto [start, size] : ranges(n, threads, 1)) {
+      Piece piece = whole;
+      piece.src = sliced(whole.src, 0, start, size);
+      piece.dst = sliced(whole.dst, 0, start, size);
+      pieces.push_back(piece);
+    }
+    return pieces;
+  }
+  if (g > 1) {
+    int64_t cg = c / g, fg = f / g;
+    for (auto [start, size] : ranges(g, threads, 1)) {
+      Piece piece = whole;
+      piece.src = sliced(whole.src, 1, start * cg, size * cg);
+      piece.weights = sliced(whole.weights, 0, start * fg, size * fg);
+      piece.dst = sliced(whole.dst, 1, start * fg, size * fg);
+      if (whole.hasBias)
+        piece.bias = sliced(whole.bias, 0, start * fg, size * fg);
+      piece.params.groups = size;
+      pieces.push_back(piece);
+    }
+    return pieces;
+  }
+  // Slices of the output channels (input channels for the input gradient).
+  bool inputChannels = kind == Kind::BackwardData;
+  int64_t channels = inputChannels ? c : f;
+  if (channels < 2 * kChannelBlock)
+    return {whole};
+  for (auto [start, size] : ranges(channels, threads, kChannelBlock)) {
+    Piece piece = whole;
+    if (inputChannels) {
+      piece.src = sliced(whole.src, 1, start, size);
+      piece.weights = sliced(whole.weights, 1, start, size);
+    } else {
+      piece.weights = sliced(whole.weights, 0, start, size);
+      piece.dst = sliced(whole.dst, 1, start, size);
+      if (whole.hasBias)
+        piece.bias = sliced(whole.bias, 0, start, size);
+    }
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
+struct PieceWork {
+  Kind kind;
+  std::vector<Piece> *pieces;
+};
+
+void convolvePiece(int64_t index, void *context) {
+  auto *work = static_cast<PieceWork *>(context);
+  Piece &piece = (*work->pieces)[index];
+  convolveOnce(work->kind, piece.operands(), piece.params, 1);
+}
+
+void convolve(Kind kind, const Operands &o, const Params &p) {
+  int threads = getNumThreads();
+  std::vector<Piece> pieces = split(kind, o, p, threads);
+  if (pieces.size() == 1) {
+    // One piece on one thread (small or unsplittable): no libgomp team.
+    convolveOnce(kind, o, p, 1);
+    return;
+  }
+  PieceWork work{kind, &pieces};
+  parallelFor(static_cast<int64_t>(pieces.size()), &convolvePiece, &work);
 }
 
 Params params(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,

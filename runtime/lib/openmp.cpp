@@ -10,12 +10,26 @@ namespace ltc_mlir {
 namespace runtime {
 namespace {
 
+/// libomp's source-location record (kmp.h's ident_t), as compilers emit it.
+struct Ident {
+  int32_t reserved1;
+  int32_t flags; // KMP_IDENT_KMPC
+  int32_t reserved2;
+  int32_t reserved3;
+  const char *source;
+};
+using Microtask = void (*)(int32_t *globalTid, int32_t *boundTid, ...);
+using ForkCall = void (*)(Ident *, int32_t argc, Microtask, ...);
+
 struct OpenMPLibrary {
   void *handle = nullptr;
   std::string error;
   void (*setNumThreads)(int) = nullptr;
   void (*setBlocktime)(int) = nullptr;
   int (*pauseAll)(int) = nullptr;
+  ForkCall forkCall = nullptr;
+  int (*threadNum)() = nullptr;
+  int (*numThreads)() = nullptr;
   bool userBlocktime = false;
 };
 
@@ -66,6 +80,11 @@ OpenMPLibrary &library() {
         reinterpret_cast<void (*)(int)>(dlsym(l.handle, "kmp_set_blocktime"));
     l.pauseAll = reinterpret_cast<int (*)(int)>(
         dlsym(l.handle, "omp_pause_resource_all"));
+    l.forkCall = reinterpret_cast<ForkCall>(dlsym(l.handle, "__kmpc_fork_call"));
+    l.threadNum =
+        reinterpret_cast<int (*)()>(dlsym(l.handle, "omp_get_thread_num"));
+    l.numThreads =
+        reinterpret_cast<int (*)()>(dlsym(l.handle, "omp_get_num_threads"));
     return l;
   }();
   return lib;
@@ -76,7 +95,35 @@ std::atomic<int> requestedThreads{1};
 // thread last applied so we only call into libomp when it changes.
 thread_local int appliedThreads = -1;
 
+struct ParallelForContext {
+  int64_t count;
+  void (*body)(int64_t, void *);
+  void *context;
+  const OpenMPLibrary *lib;
+};
+
+/// The outlined body of parallelFor's region (libomp passes the thread ids
+/// first, then the one shared argument).
+void parallelForMicrotask(int32_t *, int32_t *, ParallelForContext *c) {
+  int64_t thread = c->lib->threadNum(), threads = c->lib->numThreads();
+  for (int64_t i = thread; i < c->count; i += threads)
+    c->body(i, c->context);
+}
+
 } // namespace
+
+void parallelFor(int64_t count, void (*body)(int64_t, void *), void *context) {
+  OpenMPLibrary &lib = library();
+  if (count <= 1 || !lib.forkCall || !lib.threadNum || !lib.numThreads) {
+    for (int64_t i = 0; i < count; ++i)
+      body(i, context);
+    return;
+  }
+  static Ident ident = {0, /*KMP_IDENT_KMPC*/ 0x2, 0, 0, ";ltc_mlir;parallelFor;0;0;;"};
+  ParallelForContext shared{count, body, context, &lib};
+  lib.forkCall(&ident, 1, reinterpret_cast<Microtask>(&parallelForMicrotask),
+               &shared);
+}
 
 void *resolveOpenMPSymbol(const std::string &name) {
   OpenMPLibrary &lib = library();

@@ -16,11 +16,12 @@
 // oneDNN picks the blocked layouts its fastest kernels use for the host's
 // ISA; operands are reordered into them and results back, as eager's ideep
 // does. One primitive (and its reorders) per shape, parameters and strides
-// is created on first use and cached for the process. oneDNN threads with
-// libgomp: a call uses the runtime's thread count (setNumThreads), after
-// putting libomp's idle workers to sleep so both pools never spin on the
-// same cores. If oneDNN refuses a shape the call computes it with plain
-// loops: slow, never wrong.
+// is created on first use and cached for the process. On T > 1 threads a
+// call is cut into T independent convolutions (batch, channel or group
+// slices) run in one libomp parallel region, each by oneDNN on one libgomp
+// thread: libgomp teams would spin on the cores compiled code's libomp
+// loops need next. If oneDNN refuses a shape the call computes it with
+// plain loops: slow, never wrong.
 #ifndef LTC_MLIR_RUNTIME_CONVOLUTION_H
 #define LTC_MLIR_RUNTIME_CONVOLUTION_H
 

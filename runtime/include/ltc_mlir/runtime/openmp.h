@@ -10,6 +10,7 @@
 #ifndef LTC_MLIR_RUNTIME_OPENMP_H
 #define LTC_MLIR_RUNTIME_OPENMP_H
 
+#include <cstdint>
 #include <string>
 
 namespace ltc_mlir {
@@ -32,6 +33,12 @@ void applyThreadSettings();
 /// letting them spin for the blocktime; Executable::run calls it after each
 /// execution. No-op when the user set KMP_BLOCKTIME.
 void releaseThreads();
+
+/// Runs body(i, context) for i in [0, count) in one libomp parallel region
+/// of the requested thread count (index i on thread i % threads), from
+/// runtime functions compiled code calls outside its own parallel loops.
+/// Serial when libomp is missing or count <= 1.
+void parallelFor(int64_t count, void (*body)(int64_t, void *), void *context);
 
 /// True when libomp could be loaded; otherwise `openMPLoadError()` says why.
 bool openMPAvailable();
