@@ -1,5 +1,6 @@
 # Shared pytest setup: registers ltc_mlir once and offers helpers that run a
 # function on the lazy device and on eager CPU and compare the two.
+import glob
 import os
 import sys
 
@@ -25,6 +26,18 @@ def fresh_metrics():
     """Every test starts from zeroed metrics."""
     ltc_mlir.reset_metrics()
     yield
+
+
+@pytest.fixture
+def llvm_text(tmp_path):
+    """llvm_text() reads the LLVM-dialect modules compiled during the test."""
+    ltc_mlir.reset_metrics()
+    ltc_mlir.set_dump_dir(str(tmp_path))
+
+    def read():
+        return "\n".join(open(f).read() for f in glob.glob(str(tmp_path / "*.llvm.mlir")))
+    yield read
+    ltc_mlir.set_dump_dir(None)
 
 
 @pytest.fixture

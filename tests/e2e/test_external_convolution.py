@@ -9,7 +9,6 @@ module, that the runtime was called. The thread counts and the im2col path
 (LTC_MLIR_EXTERNAL_GEMM=0) run in child processes.
 """
 import copy
-import glob
 
 import pytest
 import torch
@@ -23,17 +22,6 @@ TOL = dict(rtol=1e-4, atol=1e-4)
 FORWARD = "llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d_forward_f32"
 BACKWARD_DATA = "llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d_backward_data_f32"
 BACKWARD_WEIGHTS = "llvm.call @_mlir_ciface_ltc_mlir_rt_conv2d_backward_weights_f32"
-
-
-@pytest.fixture
-def llvm_text(tmp_path):
-    ltc_mlir.reset_metrics()
-    ltc_mlir.set_dump_dir(str(tmp_path))
-
-    def read():
-        return "\n".join(open(f).read() for f in glob.glob(str(tmp_path / "*.llvm.mlir")))
-    yield read
-    ltc_mlir.set_dump_dir(None)
 
 
 # (input shape, out channels, kernel, stride, padding, dilation, groups, bias)

@@ -9,7 +9,6 @@ the dumped LLVM-dialect module whether the call was used. Bitwise equality
 across thread counts and the generated-kernel path
 (LTC_MLIR_EXTERNAL_GEMM=0) run in child processes.
 """
-import glob
 import os
 
 import pytest
@@ -26,18 +25,6 @@ TOL = dict(rtol=1e-4, atol=1e-4)
 
 def rnd(*shape):
     return torch.randn(*shape, generator=g)
-
-
-@pytest.fixture
-def llvm_text(tmp_path):
-    """Reads the LLVM-dialect modules compiled during the test."""
-    ltc_mlir.reset_metrics()
-    ltc_mlir.set_dump_dir(str(tmp_path))
-
-    def read():
-        return "\n".join(open(f).read() for f in glob.glob(str(tmp_path / "*.llvm.mlir")))
-    yield read
-    ltc_mlir.set_dump_dir(None)
 
 
 def lazy(*tensors):

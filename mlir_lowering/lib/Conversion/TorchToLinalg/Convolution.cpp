@@ -151,13 +151,8 @@ public:
         gradOutType.getElementType() != inputType.getElementType())
       return fail(op, rewriter, "grad_output type does not match the input, "
                                 "weight and parameters");
-    // Unwanted gradients are undefined tensors, typed [] or [0] by LTC.
-    int64_t channels = gradOutType.getDimSize(1);
-    if (((*mask)[0] && gradInputType != inputType) ||
-        ((*mask)[1] && gradWeightType != weightType) ||
-        ((*mask)[2] &&
-         gradBiasType != RankedTensorType::get({channels},
-                                               inputType.getElementType())))
+    if (!backwardTypesMatch(*mask, gradInputType, gradWeightType, gradBiasType,
+                            inputType, weightType, gradOutType.getDimSize(1)))
       return fail(op, rewriter, "result types do not match the input, weight "
                                 "and output channels");
 
@@ -169,7 +164,7 @@ public:
     ArrayRef<int64_t> outSizes = gradOutType.getShape().drop_front(2);
     ArrayRef<int64_t> kernel = weightType.getShape().drop_front(2);
     int64_t groups = p->groups;
-    Value gradInput, gradWeight, gradBias;
+    Value gradInput, gradWeight;
     if (!p->transposed) {
       if ((*mask)[0]) {
         Value col = createIm2col(
@@ -199,21 +194,15 @@ public:
         gradWeight =
             createWeightGrad(rewriter, loc, col, input, groups, weightType);
     }
-    if ((*mask)[2])
-      gradBias = createBiasGrad(rewriter, loc, gradOut, gradBiasType);
-    if (!gradInput)
-      gradInput = createZeroTensor(rewriter, loc, gradInputType);
-    if (!gradWeight)
-      gradWeight = createZeroTensor(rewriter, loc, gradWeightType);
-    if (!gradBias)
-      gradBias = createZeroTensor(rewriter, loc, gradBiasType);
-    rewriter.replaceOp(op, ValueRange{gradInput, gradWeight, gradBias});
+    replaceConvolutionBackward(rewriter, converter, op, *mask, gradOut,
+                               gradInput, gradWeight);
     return success();
   }
 };
 
 } // namespace
 
+namespace {
 /// Sum of grad_output [N, F, O...] over N and O, cast to `type` [F]. One
 /// accumulator per channel adds up to N * P values: f32 sums accumulate in
 /// f64, f16/bf16 ones in f32 (like ATen).
@@ -233,6 +222,29 @@ Value createBiasGrad(OpBuilder &b, Location loc, Value gradOut,
                                      acc);
       });
   return castTensor(b, loc, sum, type.getElementType());
+}
+} // namespace
+
+void replaceConvolutionBackward(ConversionPatternRewriter &rewriter,
+                                const TypeConverter &converter,
+                                Operation *op, ArrayRef<bool> mask,
+                                Value gradOut, Value gradInput,
+                                Value gradWeight) {
+  Location loc = op->getLoc();
+  auto resultType = [&](unsigned i) {
+    return cast<RankedTensorType>(
+        converter.convertType(op->getResult(i).getType()));
+  };
+  Value gradBias;
+  if (mask[2])
+    gradBias = createBiasGrad(rewriter, loc, gradOut, resultType(2));
+  if (!gradInput)
+    gradInput = createZeroTensor(rewriter, loc, resultType(0));
+  if (!gradWeight)
+    gradWeight = createZeroTensor(rewriter, loc, resultType(1));
+  if (!gradBias)
+    gradBias = createZeroTensor(rewriter, loc, resultType(2));
+  rewriter.replaceOp(op, ValueRange{gradInput, gradWeight, gradBias});
 }
 
 void populateConvolutionPatterns(TorchTypeConverter &typeConverter,

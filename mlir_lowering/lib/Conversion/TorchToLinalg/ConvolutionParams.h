@@ -141,10 +141,30 @@ getOutputShape(const ConvParams &p,
   return shape;
 }
 
-/// Sum of grad_output [N, F, O...] over N and the spatial dims: the bias
-/// gradient, of `type` [F] (Convolution.cpp).
-mlir::Value createBiasGrad(mlir::OpBuilder &b, mlir::Location loc,
-                           mlir::Value gradOut, mlir::RankedTensorType type);
+/// Whether convolution_backward's wanted gradients (`mask`) are typed like
+/// their operands (the bias gradient [channels] of the input dtype); the
+/// unwanted ones are undefined tensors, typed [] or [0] by LTC.
+inline bool backwardTypesMatch(llvm::ArrayRef<bool> mask,
+                               mlir::RankedTensorType gradInputType,
+                               mlir::RankedTensorType gradWeightType,
+                               mlir::RankedTensorType gradBiasType,
+                               mlir::RankedTensorType inputType,
+                               mlir::RankedTensorType weightType,
+                               int64_t channels) {
+  return !(mask[0] && gradInputType != inputType) &&
+         !(mask[1] && gradWeightType != weightType) &&
+         !(mask[2] && gradBiasType != mlir::RankedTensorType::get(
+                                          {channels}, inputType.getElementType()));
+}
+
+/// Replaces convolution_backward `op` by `gradInput` and `gradWeight` (null
+/// when unwanted), the bias gradient from `gradOut` when `mask[2]`, and
+/// zeros for the unwanted results (Convolution.cpp).
+void replaceConvolutionBackward(mlir::ConversionPatternRewriter &rewriter,
+                                const mlir::TypeConverter &converter,
+                                mlir::Operation *op, llvm::ArrayRef<bool> mask,
+                                mlir::Value gradOut, mlir::Value gradInput,
+                                mlir::Value gradWeight);
 
 } // namespace ltc_mlir::torch_to_linalg
 

@@ -149,20 +149,15 @@ public:
     if (!shape || ArrayRef<int64_t>(*shape) != gradOutType.getShape() ||
         gradOutType.getElementType() != inputType.getElementType())
       return failure();
-    // Unwanted gradients are undefined tensors, typed [] or [0] by LTC.
-    int64_t channels = gradOutType.getDimSize(1);
-    if (((*mask)[0] && gradInputType != inputType) ||
-        ((*mask)[1] && gradWeightType != weightType) ||
-        ((*mask)[2] &&
-         gradBiasType != RankedTensorType::get({channels},
-                                               inputType.getElementType())))
+    if (!backwardTypesMatch(*mask, gradInputType, gradWeightType, gradBiasType,
+                            inputType, weightType, gradOutType.getDimSize(1)))
       return failure();
 
     Location loc = op.getLoc();
     Value gradOut2d =
         reshape(rewriter, loc, adaptor.getGradOutput(), as2d(gradOutType));
     SmallVector<int64_t> scalars = runtimeScalars(*p);
-    Value gradInput, gradWeight, gradBias;
+    Value gradInput, gradWeight;
     if ((*mask)[0]) {
       Value weight2d =
           reshape(rewriter, loc, adaptor.getWeight(), as2d(weightType));
@@ -181,16 +176,8 @@ public:
                             scalars)[0];
       gradWeight = reshape(rewriter, loc, r, weightType);
     }
-    if ((*mask)[2])
-      gradBias = createBiasGrad(rewriter, loc, adaptor.getGradOutput(),
-                                gradBiasType);
-    if (!gradInput)
-      gradInput = createZeroTensor(rewriter, loc, gradInputType);
-    if (!gradWeight)
-      gradWeight = createZeroTensor(rewriter, loc, gradWeightType);
-    if (!gradBias)
-      gradBias = createZeroTensor(rewriter, loc, gradBiasType);
-    rewriter.replaceOp(op, ValueRange{gradInput, gradWeight, gradBias});
+    replaceConvolutionBackward(rewriter, *getTypeConverter(), op, *mask,
+                               adaptor.getGradOutput(), gradInput, gradWeight);
     return success();
   }
 };
