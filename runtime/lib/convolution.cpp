@@ -297,8 +297,7 @@ std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p,
   return plan;
 }
 
-/// Per-thread scratch memory that only grows: the blocked copies of the
-/// operands and oneDNN's scratchpad of the calls made on the thread.
+/// Scratch memory that only grows.
 class ScratchBuffer {
 public:
   ~ScratchBuffer() { std::free(data_); }
@@ -318,13 +317,56 @@ private:
   size_t size_ = 0;
 };
 
+/// What one call needs besides the plan: the blocked copies of the operands,
+/// oneDNN's scratchpad and a stream.
+struct Workspace {
+  ScratchBuffer scratch[4];
+  dnnl::stream stream{cpuEngine()};
+};
+
+/// Workspaces of finished calls, reused by the next ones: as many as calls
+/// ever ran at once. (Not thread_local: libomp's workers live until the
+/// process exits, and their thread-local memory looked leaked to
+/// LeakSanitizer.)
+class WorkspaceLease {
+public:
+  WorkspaceLease() {
+    std::lock_guard<std::mutex> lock(poolMutex());
+    if (!pool().empty()) {
+      workspace_ = std::move(pool().back());
+      pool().pop_back();
+    }
+    if (!workspace_)
+      workspace_ = std::make_unique<Workspace>();
+  }
+  ~WorkspaceLease() {
+    std::lock_guard<std::mutex> lock(poolMutex());
+    pool().push_back(std::move(workspace_));
+  }
+  WorkspaceLease(const WorkspaceLease &) = delete;
+  WorkspaceLease &operator=(const WorkspaceLease &) = delete;
+  Workspace &operator*() { return *workspace_; }
+
+private:
+  static std::mutex &poolMutex() {
+    static std::mutex mutex;
+    return mutex;
+  }
+  static std::vector<std::unique_ptr<Workspace>> &pool() {
+    static auto *workspaces = new std::vector<std::unique_ptr<Workspace>>();
+    return *workspaces;
+  }
+  std::unique_ptr<Workspace> workspace_;
+};
+
 void *operandAddress(Tensor4 *t) { return t->aligned + t->offset; }
 
 /// Runs `plan` on the operands; false when scratch memory is missing.
 bool execute(const Plan &plan, const Operands &o) {
-  thread_local ScratchBuffer scratch[4];
+  WorkspaceLease lease;
+  ScratchBuffer *scratch = (*lease).scratch;
+  dnnl::stream &stream = (*lease).stream;
   const dnnl::engine &engine = cpuEngine();
-  thread_local dnnl::stream stream(cpuEngine());
   Tensor4 *tensors[3] = {o.src, o.weights, o.dst};
   memory userMemory[3], innerMemory[3];
   for (int i = 0; i < 3; ++i) {
