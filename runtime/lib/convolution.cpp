@@ -41,7 +41,6 @@ struct Operands {
   Tensor1 *bias;
 };
 
-std::atomic<int64_t> primitiveCount{0};
 std::atomic<int64_t> fallbackCount{0};
 
 //===----------------------------------------------------------------------===//
@@ -268,18 +267,14 @@ std::shared_ptr<Plan> createPlan(Kind kind, const Operands &o, const Params &p) 
                     engine, plan->user[i], engine, plan->inner[i]));
     }
     plan->ok = true;
-    primitiveCount.fetch_add(1, std::memory_order_relaxed);
   } catch (const dnnl::error &) {
     plan->ok = false; // computed by referenceConvolution
   }
   return plan;
 }
 
-/// (oneDNN sizes a primitive's work split for the libgomp thread count at
-/// its creation: `threads` is part of the key.)
-std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p,
-                              int threads) {
-  std::vector<int64_t> key = {static_cast<int64_t>(kind), threads, p.stride[0],
+std::shared_ptr<Plan> getPlan(Kind kind, const Operands &o, const Params &p) {
+  std::vector<int64_t> key = {static_cast<int64_t>(kind), p.stride[0],
                               p.stride[1], p.padding[0], p.padding[1],
                               p.dilation[0], p.dilation[1], p.groups};
   for (const Tensor4 *t : {o.src, o.weights, o.dst}) {
@@ -408,15 +403,17 @@ bool isEmpty(const Tensor4 *t) {
          t->sizes[3] == 0;
 }
 
-/// One convolution on `threads` libgomp threads.
-void convolveOnce(Kind kind, const Operands &o, const Params &p, int threads) {
+/// One convolution, oneDNN on one libgomp thread (see "Threads" below).
+void convolveOnce(Kind kind, const Operands &o, const Params &p) {
   // Empty tensors (no products, or nothing to write): the loops are exact.
   if (isEmpty(o.src) || isEmpty(o.weights) || isEmpty(o.dst)) {
     referenceConvolution(kind, o, p);
     return;
   }
-  GompThreadsScope scope(threads);
-  std::shared_ptr<Plan> plan = getPlan(kind, o, p, threads);
+  // (oneDNN sizes a primitive's work split for the libgomp thread count at
+  // its creation: the primitive is created inside the scope too.)
+  GompThreadsScope oneThread(1);
+  std::shared_ptr<Plan> plan = getPlan(kind, o, p);
   if (plan->ok) {
     try {
       if (execute(*plan, o))
@@ -544,7 +541,7 @@ struct PieceWork {
 void convolvePiece(int64_t index, void *context) {
   auto *work = static_cast<PieceWork *>(context);
   Piece &piece = (*work->pieces)[index];
-  convolveOnce(work->kind, piece.operands(), piece.params, 1);
+  convolveOnce(work->kind, piece.operands(), piece.params);
 }
 
 void convolve(Kind kind, const Operands &o, const Params &p) {
@@ -552,7 +549,7 @@ void convolve(Kind kind, const Operands &o, const Params &p) {
   std::vector<Piece> pieces = split(kind, o, p, threads);
   if (pieces.size() == 1) {
     // One piece on one thread (small or unsplittable): no libgomp team.
-    convolveOnce(kind, o, p, 1);
+    convolveOnce(kind, o, p);
     return;
   }
   PieceWork work{kind, &pieces};
@@ -617,7 +614,7 @@ void *resolveConvolutionSymbol(const std::string &name) {
 }
 
 ConvolutionStats convolutionStats() {
-  return {primitiveCount.load(), fallbackCount.load()};
+  return {fallbackCount.load()};
 }
 
 } // namespace runtime

@@ -4,8 +4,8 @@
 // groups (depthwise too), rectangular kernels; on 1 thread and cut into
 // slices on 2 (batch, channel and group slices); strided (non-contiguous)
 // operands; empty batches. (The 2-thread cases are above the size below
-// which a call stays on one thread.) Asserts oneDNN computed them (its primitive
-// count grows, the plain-loop fallback is not used). These tests also run
+// which a call stays on one thread.) Asserts oneDNN computed them (the
+// plain-loop fallback is not used). These tests also run
 // under scripts/test_sanitize.sh.
 #include "ltc_mlir/runtime/convolution.h"
 #include "ltc_mlir/runtime/memref.h"

@@ -35,10 +35,9 @@ namespace runtime {
 /// ("_mlir_ciface_ltc_mlir_rt_conv2d_forward_f32", ...), or null.
 void *resolveConvolutionSymbol(const std::string &name);
 
-/// Primitives created so far, and calls computed by the plain-loop
-/// fallback (for tests and diagnostics).
+/// Calls computed by the plain-loop fallback so far (for tests and
+/// diagnostics).
 struct ConvolutionStats {
-  int64_t primitives = 0;
   int64_t fallbackCalls = 0;
 };
 ConvolutionStats convolutionStats();
