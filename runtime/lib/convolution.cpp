@@ -434,11 +434,15 @@ void convolveOnce(Kind kind, const Operands &o, const Params &p) {
 // 2-thread ResNet step slower than a 1-thread one. So a call on T > 1
 // threads is cut into T independent convolutions, each run by oneDNN on one
 // thread inside one libomp parallel region:
-//  - forward and input gradient: batch slices (when N >= T), else slices
-//    of the output (forward) or input (input gradient) channels;
-//  - weight gradient: slices of the output channels (each slice reads all
-//    of the input and reduces over the whole batch);
-//  - grouped convolutions: slices of whole groups when the batch is small.
+//  - grouped convolutions: slices of whole groups (nothing read twice);
+//  - otherwise each piece reads one operand whole, and reorders it into
+//    oneDNN's layout again, so the split is the one whose whole operand is
+//    smallest: batch slices read all the weights; output-channel slices
+//    (forward, weight gradient) all the input; input-channel slices (input
+//    gradient, weight gradient) all of grad_output. Early ResNet layers
+//    (big activations, small weights) are cut by batch, late ones (small
+//    activations, big weights) by channels. The weight gradient is never
+//    cut by batch: that would need a reduction of the pieces.
 // Channel slices are multiples of 16 (oneDNN's blocks). Results may differ
 // from a 1-thread run in the last bits, as eager's do.
 
@@ -475,6 +479,43 @@ std::vector<std::pair<int64_t, int64_t>> ranges(int64_t extent, int64_t parts,
 constexpr int64_t kMinParallelMacs = int64_t(1) << 20;
 constexpr int64_t kChannelBlock = 16;
 
+enum class Cut { None, Batch, OutputChannels, InputChannels };
+
+int64_t elements(const Tensor4 *t) {
+  return t->sizes[0] * t->sizes[1] * t->sizes[2] * t->sizes[3];
+}
+
+/// The cut of an ungrouped (or too little grouped) convolution into
+/// `threads` pieces that reads the least data twice (see above).
+Cut chooseCut(Kind kind, const Operands &o, const Params &p, int threads) {
+  int64_t n = o.src->sizes[0], c = o.src->sizes[1], f = o.dst->sizes[1];
+  bool channelCuts = p.groups == 1;
+  struct Option {
+    Cut cut;
+    bool possible;
+    int64_t wholeElements; // of the operand every piece reads whole
+  };
+  Option options[] = {
+      {Cut::Batch, kind != Kind::BackwardWeights && n >= threads,
+       elements(o.weights)},
+      {Cut::OutputChannels,
+       channelCuts && kind != Kind::BackwardData && f >= 2 * kChannelBlock,
+       elements(o.src)},
+      {Cut::InputChannels,
+       channelCuts && kind != Kind::Forward && c >= 2 * kChannelBlock,
+       elements(o.dst)},
+  };
+  Cut best = Cut::None;
+  int64_t bestElements = 0;
+  for (const Option &option : options)
+    if (option.possible &&
+        (best == Cut::None || option.wholeElements < bestElements)) {
+      best = option.cut;
+      bestElements = option.wholeElements;
+    }
+  return best;
+}
+
 std::vector<Piece> split(Kind kind, const Operands &o, const Params &p,
                          int threads) {
   Piece whole{*o.src, *o.weights, *o.dst, {}, false, p};
@@ -489,16 +530,7 @@ std::vector<Piece> split(Kind kind, const Operands &o, const Params &p,
   if (threads <= 1 || macs < kMinParallelMacs)
     return {whole};
   std::vector<Piece> pieces;
-  if (kind != Kind::BackwardWeights && n >= threads) {
-    for (auto [start, size] : ranges(n, threads, 1)) {
-      Piece piece = whole;
-      piece.src = sliced(whole.src, 0, start, size);
-      piece.dst = sliced(whole.dst, 0, start, size);
-      pieces.push_back(piece);
-    }
-    return pieces;
-  }
-  if (g > 1) {
+  if (g > 1 && g >= threads) {
     int64_t cg = c / g, fg = f / g;
     for (auto [start, size] : ranges(g, threads, 1)) {
       Piece piece = whole;
@@ -512,12 +544,21 @@ std::vector<Piece> split(Kind kind, const Operands &o, const Params &p,
     }
     return pieces;
   }
-  // Slices of the output channels (input channels for the input gradient).
-  bool inputChannels = kind == Kind::BackwardData;
-  int64_t channels = inputChannels ? c : f;
-  if (channels < 2 * kChannelBlock)
+  Cut cut = chooseCut(kind, o, p, threads);
+  if (cut == Cut::None)
     return {whole};
-  for (auto [start, size] : ranges(channels, threads, kChannelBlock)) {
+  if (cut == Cut::Batch) {
+    for (auto [start, size] : ranges(n, threads, 1)) {
+      Piece piece = whole;
+      piece.src = sliced(whole.src, 0, start, size);
+      piece.dst = sliced(whole.dst, 0, start, size);
+      pieces.push_back(piece);
+    }
+    return pieces;
+  }
+  bool inputChannels = cut == Cut::InputChannels;
+  for (auto [start, size] :
+       ranges(inputChannels ? c : f, threads, kChannelBlock)) {
     Piece piece = whole;
     if (inputChannels) {
       piece.src = sliced(whole.src, 1, start, size);
