@@ -1,11 +1,8 @@
-// f32 2-D convolutions through oneDNN (runtime/convolution.h).
-//
-// Every call names the same three tensors: src [N, C, H, W], weights
-// [F, C/G, KH, KW] and dst [N, F, OH, OW]. The forward pass writes dst, the
-// input gradient writes src (from dst = grad_output), the weight gradient
-// writes the weights.
+// f32 2-D convolutions through oneDNN (runtime/convolution.h); 1x1 ones as
+// GEMMs (pointwise_convolution.cpp). The operands: convolution_operands.h.
 #include "ltc_mlir/runtime/convolution.h"
 
+#include "convolution_operands.h"
 #include "gomp_threads.h"
 #include "ltc_mlir/runtime/entry_points.h"
 #include "ltc_mlir/runtime/memref.h"
@@ -26,20 +23,7 @@ namespace ltc_mlir {
 namespace runtime {
 namespace {
 
-using Tensor4 = MemRefDescriptor<float, 4>;
-using Tensor1 = MemRefDescriptor<float, 1>;
-
-enum class Kind : int64_t { Forward, BackwardData, BackwardWeights };
-
-struct Params {
-  int64_t stride[2], padding[2], dilation[2], groups;
-};
-
-/// The operands of one call; `bias` only in the forward pass (may be empty).
-struct Operands {
-  Tensor4 *src, *weights, *dst;
-  Tensor1 *bias;
-};
+using namespace convolution;
 
 std::atomic<int64_t> fallbackCount{0};
 
@@ -410,6 +394,8 @@ void convolveOnce(Kind kind, const Operands &o, const Params &p) {
     referenceConvolution(kind, o, p);
     return;
   }
+  if (convolvePointwise(kind, o, p))
+    return;
   // (oneDNN sizes a primitive's work split for the libgomp thread count at
   // its creation: the primitive is created inside the scope too.)
   GompThreadsScope oneThread(1);
@@ -606,10 +592,10 @@ Params params(int64_t sh, int64_t sw, int64_t ph, int64_t pw, int64_t dh,
 } // namespace runtime
 } // namespace ltc_mlir
 
-using ltc_mlir::runtime::Kind;
-using ltc_mlir::runtime::Operands;
-using ltc_mlir::runtime::Tensor1;
-using ltc_mlir::runtime::Tensor4;
+using ltc_mlir::runtime::convolution::Kind;
+using ltc_mlir::runtime::convolution::Operands;
+using ltc_mlir::runtime::convolution::Tensor1;
+using ltc_mlir::runtime::convolution::Tensor4;
 
 extern "C" {
 

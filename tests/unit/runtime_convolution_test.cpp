@@ -3,8 +3,9 @@
 // and without bias, input and weight gradients; strides, padding, dilation,
 // groups (depthwise too), rectangular kernels; on 1 thread and cut into
 // slices on 2 (batch, channel and group slices); strided (non-contiguous)
-// operands; empty batches. (The 2-thread cases are above the size below
-// which a call stays on one thread.) Asserts oneDNN computed them (the
+// operands; empty batches; 1x1 convolutions (computed as GEMMs). (The
+// 2-thread cases are above the size below which a call stays on one
+// thread.) Asserts oneDNN computed them (the
 // plain-loop fallback is not used). These tests also run
 // under scripts/test_sanitize.sh.
 #include "ltc_mlir/runtime/convolution.h"
@@ -168,7 +169,10 @@ const Case kCases[] = {
     {3, 16, 9, 11, 32, 2, 3, 1, 2, 0, 1, 2, 1, 4, false},   // groups, dilation
     {2, 40, 6, 6, 36, 1, 1, 2, 2, 0, 0, 1, 1, 1, false},    // 1x1 stride 2
     {2, 8, 1, 20, 12, 1, 5, 1, 2, 0, 2, 1, 3, 2, true},     // a 1-D convolution
+    {3, 40, 7, 9, 36, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},     // 1x1: GEMMs
+    {2, 24, 1, 13, 40, 1, 1, 1, 1, 0, 0, 2, 2, 1, false},   // 1x1 1-D: GEMMs
 };
+constexpr int kPointwiseCase = 7;
 
 TEST(RuntimeConvolution, MatchesTheDefinitionOnOneThread) {
   for (const Case &k : kCases)
@@ -183,6 +187,8 @@ TEST(RuntimeConvolution, MatchesTheDefinitionCutIntoSlicesOnTwoThreads) {
 TEST(RuntimeConvolution, StridedOperands) {
   RunCase(kCases[0], 1, true);
   RunCase(kCases[1], 2, true);
+  RunCase(kCases[kPointwiseCase], 1, true);
+  RunCase(kCases[kPointwiseCase], 2, true);
 }
 
 TEST(RuntimeConvolution, EmptyBatchWritesZeroWeightGradients) {
