@@ -386,6 +386,7 @@ void InitBackend() {
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();
     RegisterInplaceUpdateFlush();
+    RegisterForeachKernels();  // before the guards, which wrap them
     InstallMutationGuard();
     InstallInferenceModeViewFix();
     InstallOutArgumentChecks();

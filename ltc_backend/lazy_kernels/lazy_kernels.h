@@ -146,6 +146,12 @@ void RegisterDecomposedKernels();
 // fallback. Returns how many ops it covers.
 size_t RegisterFunctionalizedComposites();
 
+// torch._foreach_* ops (the foreach=True optimizers) run their per-tensor op
+// on each element under functionalization (foreach_kernels.cpp): torch
+// 1.13's functionalization ran them on Meta, where they have no kernel.
+// Returns how many ops it covers.
+size_t RegisterForeachKernels();
+
 // dst = src for lazy tensors of one dtype and shape, recorded in the graph
 // (dst.copy_ from a Lazy-key kernel ran a graph for a dst holding host data;
 // assign_in_place.cpp). Other cases take copy_.

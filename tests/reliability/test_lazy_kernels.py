@@ -242,18 +242,22 @@ def test_cpu_scalars_and_cpu_indices_work_like_eager(name):
 
 
 def test_list_results_of_eager_fallback_ops_are_lazy():
-    # _foreach_add has no Lazy kernel: the eager fallback runs it and must move
-    # the list it returns to the lazy device (torch 1.13's left it on the CPU).
+    # _histogramdd_bin_edges has no Lazy kernel: the eager fallback runs it
+    # and must move the list it returns to the lazy device (torch 1.13's left
+    # it on the CPU). (_foreach_add was the example before it got its own
+    # kernel, foreach_kernels.cpp.)
     r = run("""
-        a, b = torch.randn(2), torch.randn(3)
-        out = torch._foreach_add([a.to("lazy"), b.to("lazy")], [b[:2].to("lazy"), a.sum().expand(3).to("lazy")])
-        ref = torch._foreach_add([a, b], [b[:2], a.sum().expand(3)])
+        x = torch.randn(20, 2)
+        out = torch.ops.aten._histogramdd_bin_edges(x.to("lazy"), [3, 4])
+        ref = torch.ops.aten._histogramdd_bin_edges(x, [3, 4])
+        assert len(out) == len(ref) == 2
         for e, l in zip(ref, out):
+            assert l.device.type == "lazy", l.device
             close(e, l)
             close(e + 1, l + torch.ones(l.shape).to("lazy"))
         emit(eager_fallback_ops())
     """)
-    assert "aten::_foreach_add.List" in r, r
+    assert "aten::_histogramdd_bin_edges" in r, r
 
 
 # --- 3. other aborts and state corruption -------------------------------------
