@@ -27,6 +27,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
 
 import kernels  # noqa: E402
+import peak as machine  # noqa: E402
 import report  # noqa: E402
 import runner  # noqa: E402
 from workloads import WORKLOADS  # noqa: E402
@@ -65,7 +66,8 @@ def parse_args(argv=None):
                    help="timed calls per round (kernels); default: --steps")
     p.add_argument("--timeout", type=float, default=900, help="seconds per process")
     p.add_argument("--fma-units", type=int, default=2,
-                   help="FMA units per core for the peak (not in /proc/cpuinfo)")
+                   help="FMA units per core for the nominal peak (not in /proc/cpuinfo); "
+                        "the peak used is measured (benchmarks/peak.py)")
     p.add_argument("--cache", choices=("suite", "off", "user"), default="suite",
                    help="ltc_mlir's persistent compile cache: 'suite' (default) a fresh "
                         "directory for this run, so only the first process of each workload "
@@ -172,7 +174,8 @@ def main(argv=None):
 def _run(args):
     os.makedirs(args.out_dir, exist_ok=True)
     start_load = os.getloadavg()
-    peak = kernels.machine_peak(args.fma_units)
+    peak = machine.machine_peak(args.fma_units, measure=bool(args.kernel_list))
+    print(machine.describe(peak), flush=True)
     cpus = os.cpu_count() or 1
     if max(args.thread_list) > cpus:
         print(f"warning: {max(args.thread_list)} threads on {cpus} CPUs", flush=True)
@@ -194,7 +197,7 @@ def _run(args):
     for name, by_threads in kernel_results.items():
         for threads, by_mode in by_threads.items():
             report.add_gflops(by_mode, kernels.KERNELS[name][1],
-                              kernels.peak_for_threads(peak, int(threads)))
+                              machine.peak_for_threads(peak, int(threads)))
 
     data = {"meta": _meta(args, peak, start_load),
             "workloads": {n: {"description": WORKLOADS[n][1], "threads": r}
@@ -221,7 +224,7 @@ def render(data, out_dir):
                  "mode/eager:", report.ratio_summary(workload_results), ""]
         text += [f"  {n}: {w['description']}" for n, w in data["workloads"].items()] + [""]
     if kernel_results:
-        text += ["Kernels:", report.kernel_table(kernel_results, meta["machine_peak"]), ""]
+        text += ["Kernels:", report.kernel_table(kernel_results, machine.describe(meta["machine_peak"])), ""]
         text += [f"  {n}: {k['description']}" for n, k in data["kernels"].items()] + [""]
     text.append(f"load average at start {meta['load_average_start'][0]:.1f}, at end "
                 f"{meta['load_average_end'][0]:.1f} ({meta['cpu_count']} CPUs); "
