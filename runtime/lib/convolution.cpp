@@ -1,5 +1,6 @@
-// f32 2-D convolutions through oneDNN (runtime/convolution.h); 1x1 ones as
-// GEMMs (pointwise_convolution.cpp). The operands: convolution_operands.h.
+// f32 2-D convolutions through oneDNN (runtime/convolution.h); 1x1 and
+// weight-heavy ones as GEMMs (pointwise_convolution.cpp,
+// gemm_convolution.cpp). The operands: convolution_operands.h.
 #include "ltc_mlir/runtime/convolution.h"
 
 #include "convolution_operands.h"
@@ -394,7 +395,7 @@ void convolveOnce(Kind kind, const Operands &o, const Params &p) {
     referenceConvolution(kind, o, p);
     return;
   }
-  if (convolvePointwise(kind, o, p))
+  if (convolvePointwise(kind, o, p) || convolveWithGemm(kind, o, p))
     return;
   // (oneDNN sizes a primitive's work split for the libgomp thread count at
   // its creation: the primitive is created inside the scope too.)

@@ -1,6 +1,6 @@
 // The operands and parameters of one f32 2-D convolution call, shared by
-// the oneDNN path (convolution.cpp) and the GEMM path of 1x1 convolutions
-// (pointwise_convolution.cpp).
+// the oneDNN path (convolution.cpp) and the GEMM paths: 1x1 convolutions
+// (pointwise_convolution.cpp) and weight-heavy ones (gemm_convolution.cpp).
 #ifndef LTC_MLIR_RUNTIME_CONVOLUTION_OPERANDS_H
 #define LTC_MLIR_RUNTIME_CONVOLUTION_OPERANDS_H
 
@@ -35,6 +35,11 @@ struct Operands {
 /// False (nothing written) when the call is not one, or its spatial
 /// dimensions cannot be read as one matrix dimension.
 bool convolvePointwise(Kind kind, const Operands &o, const Params &p);
+
+/// Computes an ungrouped convolution whose weights outnumber its output
+/// positions (F >= N*OH*OW) as one GEMM over the batch on the weights' own
+/// layout (gemm_convolution.cpp). False (nothing written) otherwise.
+bool convolveWithGemm(Kind kind, const Operands &o, const Params &p);
 
 } // namespace convolution
 } // namespace runtime

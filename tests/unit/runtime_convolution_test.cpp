@@ -3,11 +3,10 @@
 // and without bias, input and weight gradients; strides, padding, dilation,
 // groups (depthwise too), rectangular kernels; on 1 thread and cut into
 // slices on 2 (batch, channel and group slices); strided (non-contiguous)
-// operands; empty batches; 1x1 convolutions (computed as GEMMs). (The
+// operands; empty batches; 1x1 and weight-heavy convolutions (GEMMs). (The
 // 2-thread cases are above the size below which a call stays on one
-// thread.) Asserts oneDNN computed them (the
-// plain-loop fallback is not used). These tests also run
-// under scripts/test_sanitize.sh.
+// thread.) Asserts the plain-loop fallback is not used. These tests also
+// run under scripts/test_sanitize.sh.
 #include "ltc_mlir/runtime/convolution.h"
 #include "ltc_mlir/runtime/memref.h"
 #include "ltc_mlir/runtime/openmp.h"
@@ -171,6 +170,8 @@ const Case kCases[] = {
     {2, 8, 1, 20, 12, 1, 5, 1, 2, 0, 2, 1, 3, 2, true},     // a 1-D convolution
     {3, 40, 7, 9, 36, 1, 1, 1, 1, 0, 0, 1, 1, 1, true},     // 1x1: GEMMs
     {2, 24, 1, 13, 40, 1, 1, 1, 1, 0, 0, 2, 2, 1, false},   // 1x1 1-D: GEMMs
+    {2, 64, 4, 4, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},    // F >= N*OH*OW: GEMM
+    {2, 16, 5, 6, 48, 3, 2, 2, 1, 1, 0, 1, 2, 1, false},    // the same, strided
 };
 constexpr int kPointwiseCase = 7;
 
@@ -189,6 +190,8 @@ TEST(RuntimeConvolution, StridedOperands) {
   RunCase(kCases[1], 2, true);
   RunCase(kCases[kPointwiseCase], 1, true);
   RunCase(kCases[kPointwiseCase], 2, true);
+  RunCase(kCases[kPointwiseCase + 2], 1, true);
+  RunCase(kCases[kPointwiseCase + 2], 2, true);
 }
 
 TEST(RuntimeConvolution, EmptyBatchWritesZeroWeightGradients) {
