@@ -16,7 +16,9 @@
 
 #include "ltc_mlir/runtime/gemm.h"
 
-#include <vector>
+#include <algorithm>
+#include <memory>
+#include <utility>
 
 namespace ltc_mlir {
 namespace runtime {
@@ -40,27 +42,75 @@ Geometry geometryOf(const Operands &o) {
           o.weights->sizes[3], o.dst->sizes[2],     o.dst->sizes[3]};
 }
 
-/// Calls body(row, column, input element) for every element of col that
-/// reads the input (the others are the padding's zeros).
-template <typename Body>
-void forEachPatchElement(const Operands &o, const Params &p, const Geometry &g,
-                         Body body) {
+/// The output columns x in [begin, end) whose input column
+/// x * stride - padding + offset is inside [0, width).
+std::pair<int64_t, int64_t> validColumns(int64_t outWidth, int64_t width,
+                                         int64_t stride, int64_t shift) {
+  // x * stride + shift >= 0 and x * stride + shift < width
+  int64_t begin = shift >= 0 ? 0 : (-shift + stride - 1) / stride;
+  int64_t end = width - shift <= 0 ? 0 : (width - shift + stride - 1) / stride;
+  begin = std::min(begin, outWidth);
+  end = std::max(begin, std::min(end, outWidth));
+  return {begin, end};
+}
+
+/// Calls row(c, i, j, rowIndex) then, for each image b and output row y,
+/// span(rowIndex, column of (b, y, 0), input row pointer or null (padding),
+/// [begin, end) of the valid output columns, input column of x = begin,
+/// input column step): the strided runs im2col copies and col2im adds.
+template <typename Span>
+void forEachPatchSpan(const Operands &o, const Params &p, const Geometry &g,
+                      Span span) {
+  const Tensor4 *src = o.src;
   for (int64_t c = 0; c < g.c; ++c)
     for (int64_t i = 0; i < g.kh; ++i)
       for (int64_t j = 0; j < g.kw; ++j) {
         int64_t row = (c * g.kh + i) * g.kw + j;
+        int64_t shift = j * p.dilation[1] - p.padding[1];
+        auto [begin, end] = validColumns(g.ow, g.w, p.stride[1], shift);
         for (int64_t b = 0; b < g.n; ++b)
           for (int64_t y = 0; y < g.oh; ++y) {
             int64_t iy = y * p.stride[0] - p.padding[0] + i * p.dilation[0];
-            if (iy < 0 || iy >= g.h)
-              continue;
-            for (int64_t x = 0; x < g.ow; ++x) {
-              int64_t ix = x * p.stride[1] - p.padding[1] + j * p.dilation[1];
-              if (ix >= 0 && ix < g.w)
-                body(row, (b * g.oh + y) * g.ow + x, at(o.src, b, c, iy, ix));
-            }
+            float *input = nullptr;
+            if (iy >= 0 && iy < g.h)
+              input = src->aligned + src->offset + b * src->strides[0] +
+                      c * src->strides[1] + iy * src->strides[2] +
+                      (begin * p.stride[1] + shift) * src->strides[3];
+            span(row, (b * g.oh + y) * g.ow, input, begin, end,
+                 p.stride[1] * src->strides[3]);
           }
       }
+}
+
+/// col [C*KH*KW, N*OH*OW] of the input (zeros where a patch reads padding).
+void im2col(const Operands &o, const Params &p, const Geometry &g, float *col) {
+  int64_t columns = g.columns();
+  forEachPatchSpan(o, p, g, [&](int64_t row, int64_t column, const float *input,
+                                int64_t begin, int64_t end, int64_t step) {
+    float *out = col + row * columns + column;
+    if (!input) {
+      std::fill(out, out + g.ow, 0.0f);
+      return;
+    }
+    std::fill(out, out + begin, 0.0f);
+    for (int64_t x = begin; x < end; ++x, input += step)
+      out[x] = *input;
+    std::fill(out + end, out + g.ow, 0.0f);
+  });
+}
+
+/// The input += each element of col at the position it was read from.
+void col2imAdd(const Operands &o, const Params &p, const Geometry &g,
+               const float *col) {
+  int64_t columns = g.columns();
+  forEachPatchSpan(o, p, g, [&](int64_t row, int64_t column, float *input,
+                                int64_t begin, int64_t end, int64_t step) {
+    if (!input)
+      return;
+    const float *in = col + row * columns + column;
+    for (int64_t x = begin; x < end; ++x, input += step)
+      *input += in[x];
+  });
 }
 
 /// The output-shaped operand (dst or grad_output) as [F, N*OH*OW] and back.
@@ -93,15 +143,14 @@ bool convolveWithGemm(Kind kind, const Operands &o, const Params &p) {
     return false;
   const float *weights = w->aligned + w->offset;
   int64_t patch = g.patch(), columns = g.columns();
-  std::vector<float> col(static_cast<size_t>(patch * columns), 0.0f);
-  std::vector<float> output(static_cast<size_t>(g.f * columns));
+  std::unique_ptr<float[]> colBuffer(new float[patch * columns]);
+  std::unique_ptr<float[]> outputBuffer(new float[g.f * columns]);
+  float *col = colBuffer.get(), *output = outputBuffer.get();
   switch (kind) {
   case Kind::Forward: {
-    forEachPatchElement(o, p, g, [&](int64_t row, int64_t column, float v) {
-      col[row * columns + column] = v;
-    });
-    gemm(g.f, columns, patch, weights, w->strides[0], 1, col.data(), columns,
-         1, output.data(), columns, 1);
+    im2col(o, p, g, col);
+    gemm(g.f, columns, patch, weights, w->strides[0], 1, col, columns, 1,
+         output, columns, 1);
     bool bias = o.bias && o.bias->sizes[0] > 0;
     for (int64_t f = 0; f < g.f; ++f) {
       float add = bias ? o.bias->aligned[o.bias->offset + f * o.bias->strides[0]]
@@ -115,29 +164,24 @@ bool convolveWithGemm(Kind kind, const Operands &o, const Params &p) {
     return true;
   }
   case Kind::BackwardData: {
-    gatherOutput(o.dst, g, output.data());
+    gatherOutput(o.dst, g, output);
     // colGrad [C*KH*KW, N*OH*OW] = weights^T * grad_output.
-    gemm(patch, columns, g.f, weights, 1, w->strides[0], output.data(),
-         columns, 1, col.data(), columns, 1);
+    gemm(patch, columns, g.f, weights, 1, w->strides[0], output, columns, 1,
+         col, columns, 1);
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t c = 0; c < g.c; ++c)
         for (int64_t y = 0; y < g.h; ++y)
           for (int64_t x = 0; x < g.w; ++x)
             at(o.src, b, c, y, x) = 0.0f;
-    // col2im: each patch element adds into the input position it read.
-    forEachPatchElement(o, p, g, [&](int64_t row, int64_t column, float &v) {
-      v += col[row * columns + column];
-    });
+    col2imAdd(o, p, g, col);
     return true;
   }
   case Kind::BackwardWeights:
-    forEachPatchElement(o, p, g, [&](int64_t row, int64_t column, float v) {
-      col[row * columns + column] = v;
-    });
-    gatherOutput(o.dst, g, output.data());
+    im2col(o, p, g, col);
+    gatherOutput(o.dst, g, output);
     // weights [F, C*KH*KW] = grad_output * col^T.
-    gemm(g.f, patch, columns, output.data(), columns, 1, col.data(), 1,
-         columns, w->aligned + w->offset, w->strides[0], 1);
+    gemm(g.f, patch, columns, output, columns, 1, col, 1, columns,
+         w->aligned + w->offset, w->strides[0], 1);
     return true;
   }
   return false;
