@@ -14,6 +14,15 @@
 // into a linalg op whose loops are all parallel; contractions and
 // reductions keep their shape and the reshape stays a view next to them.
 //
+// Upstream fuses a producer with several users by recomputing it in each
+// (its result still written for the others), which saves no memory
+// traffic, so a producer is fused only into its single user. One more
+// pattern fuses an elementwise producer whose other users all come after
+// an elementwise consumer into one op that writes both results: the
+// momentum buffer of SGD, returned from the graph and read by the
+// parameter update, is then read and written in the same loop as the
+// parameter.
+//
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Pipelines/Pipelines.h"
@@ -34,6 +43,52 @@ bool isAllParallel(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   return linalgOp && linalgOp.getNumLoops() == linalgOp.getNumParallelLoops();
 }
+
+/// Fuses an all-parallel producer with several users into an all-parallel
+/// consumer when every other user comes after the consumer in its block:
+/// the fused op, at the consumer's place, yields the producer's results too
+/// and those users read them there.
+struct FuseIntoLaterMultiUseConsumer
+    : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    if (!isAllParallel(consumer))
+      return failure();
+    for (OpOperand *operand : consumer.getDpsInputOperands()) {
+      auto producer = operand->get().getDefiningOp<linalg::GenericOp>();
+      // Not a broadcast operand: a smaller producer (BN's per-channel
+      // coefficients) would be recomputed for every element.
+      if (!producer || !isAllParallel(producer) ||
+          producer->getBlock() != consumer->getBlock() ||
+          !consumer.getMatchingIndexingMap(operand).isPermutation() ||
+          !linalg::areElementwiseOpsFusable(operand))
+        continue;
+      bool otherUsers = false, usersLater = true;
+      for (Operation *user : producer->getUsers()) {
+        if (user == consumer)
+          continue;
+        otherUsers = true;
+        usersLater &= user->getBlock() == consumer->getBlock() &&
+                      consumer->isBeforeInBlock(user);
+      }
+      if (!otherUsers || !usersLater)
+        continue;
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, operand);
+      if (failed(fused))
+        continue;
+      for (auto [original, replacement] : fused->replacements)
+        rewriter.replaceAllUsesWith(original, replacement);
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+};
 
 struct FuseElementwisePass
     : PassWrapper<FuseElementwisePass, OperationPass<func::FuncOp>> {
@@ -66,6 +121,7 @@ struct FuseElementwisePass
       return isAllParallel(isa<linalg::LinalgOp>(owner) ? owner : producer);
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
+    patterns.add<FuseIntoLaterMultiUseConsumer>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       reshapeIntoElementwise);
     linalg::populateConstantFoldLinalgOperations(patterns, singleUse);

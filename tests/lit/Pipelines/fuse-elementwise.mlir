@@ -59,3 +59,70 @@ func.func @elementwise_across_view(%x: tensor<6x4xf32>, %y: tensor<2x3x4xf32>) -
   } -> tensor<2x3x4xf32>
   return %2 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// SGD with momentum: the new buffer (returned) and the parameter update that
+// reads it become one generic writing both, so the buffer is not read back.
+// CHECK-LABEL: func.func @momentum_buffer_and_update
+// CHECK: %[[F:.*]]:2 = linalg.generic
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>)
+// CHECK:   arith.mulf
+// CHECK:   arith.addf
+// CHECK:   arith.mulf
+// CHECK:   arith.subf
+// CHECK: linalg.yield
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[F]]#{{[01]}}, %[[F]]#{{[01]}}
+func.func @momentum_buffer_and_update(%p: tensor<64xf32>, %g: tensor<64xf32>, %buf: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %m = arith.constant 0.9 : f32
+  %lr = arith.constant 0.1 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %nb = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%buf, %g : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%b: f32, %gg: f32, %out: f32):
+    %0 = arith.mulf %b, %m : f32
+    %1 = arith.addf %0, %gg : f32
+    linalg.yield %1 : f32
+  } -> tensor<64xf32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %np = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p, %nb : tensor<64xf32>, tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%pp: f32, %b: f32, %out: f32):
+    %0 = arith.mulf %b, %lr : f32
+    %1 = arith.subf %pp, %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<64xf32>
+  return %np, %nb : tensor<64xf32>, tensor<64xf32>
+}
+
+// -----
+
+// A producer also read before the consumer (by the reduction) cannot move
+// to the consumer's place: it stays, and so does the consumer.
+// CHECK-LABEL: func.func @producer_read_before_consumer
+// CHECK: linalg.generic
+// CHECK:   math.exp
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction"]
+// CHECK: linalg.generic
+// CHECK:   arith.addf
+// CHECK: return
+func.func @producer_read_before_consumer(%x: tensor<64xf32>, %init: tensor<f32>) -> (tensor<f32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %ex = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = math.exp %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%ex : tensor<64xf32>) outs(%init : tensor<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %0 = arith.addf %a, %acc : f32
+    linalg.yield %0 : f32
+  } -> tensor<f32>
+  %e2 = tensor.empty() : tensor<64xf32>
+  %twice = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ex : tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%a: f32, %out: f32):
+    %0 = arith.addf %a, %a : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  return %sum, %twice : tensor<f32>, tensor<64xf32>
+}
