@@ -133,7 +133,7 @@ struct TileAndVectorizePass
       *this, "min-parallel-work",
       llvm::cl::desc("Iteration-space size below which ops stay serial "
                      "(waking the OpenMP workers costs more than the op)"),
-      llvm::cl::init(1 << 18)};
+      llvm::cl::init(1 << 15)};
   Option<int64_t> minParallelFlops{
       *this, "min-parallel-macs",
       llvm::cl::desc("Multiply-adds below which contractions stay serial"),
