@@ -1,6 +1,5 @@
 """Aggregation, tables, JSON and the ratio plot of the benchmark suite."""
 import json
-import os
 import statistics
 
 

@@ -43,6 +43,17 @@ def run_both(fn, *inputs, grad_inputs=(), seed=0):
     return results[0], results[1]
 
 
+def eager_then_lazy(run):
+    """run("cpu"), then run("lazy") with both metric sets reset in between,
+    so that the metrics afterwards are the lazy run's. Returns both results."""
+    ltc_mlir.init()
+    import torch._lazy.metrics as lazy_metrics
+    eager = run("cpu")
+    lazy_metrics.reset()
+    ltc_mlir.reset_metrics()
+    return eager, run("lazy")
+
+
 def assert_close(eager, lazy, rtol=1e-5, atol=1e-6, equal_nan=False):
     assert len(eager) == len(lazy)
     for i, (e, l) in enumerate(zip(eager, lazy)):

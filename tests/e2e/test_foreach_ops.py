@@ -8,10 +8,9 @@ into the step's graph and compiled natively."""
 import pytest
 import torch
 import torch._lazy
-import torch._lazy.metrics
 
 import ltc_mlir
-from lazy_testing import assert_all_native, eager_fallback_ops
+from lazy_testing import assert_all_native, eager_fallback_ops, eager_then_lazy
 
 
 def _train(device, make_optimizer, steps=3):
@@ -48,11 +47,7 @@ OPTIMIZERS = {
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_foreach_optimizer_trains_like_eager(name):
-    ltc_mlir.init()
-    eager = _train("cpu", OPTIMIZERS[name])
-    torch._lazy.metrics.reset()
-    ltc_mlir.reset_metrics()
-    lazy = _train("lazy", OPTIMIZERS[name])
+    eager, lazy = eager_then_lazy(lambda device: _train(device, OPTIMIZERS[name]))
     for e, l in zip(eager, lazy):
         torch.testing.assert_close(l, e, rtol=1e-4, atol=1e-5)
     assert_all_native()
@@ -85,19 +80,17 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_foreach_op_matches_eager(name):
-    ltc_mlir.init()
-    a, b = _lists()
-    eager = CASES[name](a, b)
-    torch._lazy.metrics.reset()
-    ltc_mlir.reset_metrics()
-    la, lb = _lists()
-    la, lb = [t.to("lazy") for t in la], [t.to("lazy") for t in lb]
-    lazy = CASES[name](la, lb)
-    torch._lazy.mark_step()
+    def run(device):
+        a, b = _lists()
+        out = CASES[name]([t.to(device) for t in a], [t.to(device) for t in b])
+        if device == "lazy":
+            torch._lazy.mark_step()
+        assert all(t.device.type == device for t in out)
+        return [t.cpu() for t in out]
+    eager, lazy = eager_then_lazy(run)
     assert len(lazy) == len(eager)
     for e, l in zip(eager, lazy):
-        assert l.device.type == "lazy"
-        torch.testing.assert_close(l.cpu(), e, rtol=1e-6, atol=1e-6)
+        torch.testing.assert_close(l, e, rtol=1e-6, atol=1e-6)
     assert_all_native()
     assert eager_fallback_ops() == []
 

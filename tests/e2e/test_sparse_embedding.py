@@ -18,6 +18,7 @@ import ltc_mlir
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from isolated import run_isolated  # noqa: E402
+from lazy_testing import eager_then_lazy  # noqa: E402
 
 
 def _train(device, optimizer):
@@ -50,11 +51,7 @@ OPTIMIZERS = {
 
 @pytest.mark.parametrize("name", sorted(OPTIMIZERS))
 def test_sparse_embedding_trains_like_eager(name):
-    ltc_mlir.init()
-    eager = _train("cpu", OPTIMIZERS[name])
-    torch._lazy.metrics.reset()
-    ltc_mlir.reset_metrics()
-    lazy = _train("lazy", OPTIMIZERS[name])
+    eager, lazy = eager_then_lazy(lambda device: _train(device, OPTIMIZERS[name]))
     for e, l in zip(eager[:2], lazy[:2]):
         torch.testing.assert_close(l, e, rtol=1e-5, atol=1e-6)
     for e, l in zip(eager[2], lazy[2]):
