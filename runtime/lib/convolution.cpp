@@ -6,6 +6,7 @@
 
 #include "convolution_operands.h"
 #include "gomp_threads.h"
+#include "pooled.h"
 #include "ltc_mlir/runtime/entry_points.h"
 #include "ltc_mlir/runtime/memref.h"
 #include "ltc_mlir/runtime/openmp.h"
@@ -305,40 +306,7 @@ struct Workspace {
   dnnl::stream stream{cpuEngine()};
 };
 
-/// Workspaces of finished calls, reused by the next ones: as many as calls
-/// ever ran at once. (Not thread_local: libomp's workers live until the
-/// process exits, and their thread-local memory looked leaked to
-/// LeakSanitizer.)
-class WorkspaceLease {
-public:
-  WorkspaceLease() {
-    std::lock_guard<std::mutex> lock(poolMutex());
-    if (!pool().empty()) {
-      workspace_ = std::move(pool().back());
-      pool().pop_back();
-    }
-    if (!workspace_)
-      workspace_ = std::make_unique<Workspace>();
-  }
-  ~WorkspaceLease() {
-    std::lock_guard<std::mutex> lock(poolMutex());
-    pool().push_back(std::move(workspace_));
-  }
-  WorkspaceLease(const WorkspaceLease &) = delete;
-  WorkspaceLease &operator=(const WorkspaceLease &) = delete;
-  Workspace &operator*() { return *workspace_; }
-
-private:
-  static std::mutex &poolMutex() {
-    static std::mutex mutex;
-    return mutex;
-  }
-  static std::vector<std::unique_ptr<Workspace>> &pool() {
-    static auto *workspaces = new std::vector<std::unique_ptr<Workspace>>();
-    return *workspaces;
-  }
-  std::unique_ptr<Workspace> workspace_;
-};
+using WorkspaceLease = Pooled<Workspace>;
 
 void *operandAddress(Tensor4 *t) { return t->aligned + t->offset; }
 

@@ -15,10 +15,11 @@
 #include "convolution_operands.h"
 
 #include "ltc_mlir/runtime/gemm.h"
+#include "pooled.h"
 
 #include <algorithm>
-#include <memory>
 #include <utility>
+#include <vector>
 
 namespace ltc_mlir {
 namespace runtime {
@@ -122,6 +123,11 @@ void gatherOutput(const Tensor4 *dst, const Geometry &g, float *matrix) {
           matrix[f * g.columns() + (b * g.oh + y) * g.ow + x] = at(dst, b, f, y, x);
 }
 
+/// Every element of both is written before it is read.
+struct Scratch {
+  std::vector<float> col, output;
+};
+
 void gemm(int64_t m, int64_t n, int64_t k, const float *a, int64_t aStrideM,
           int64_t aStrideK, const float *b, int64_t bStrideK, int64_t bStrideN,
           float *c, int64_t cStrideM, int64_t cStrideN) {
@@ -143,9 +149,10 @@ bool convolveWithGemm(Kind kind, const Operands &o, const Params &p) {
     return false;
   const float *weights = w->aligned + w->offset;
   int64_t patch = g.patch(), columns = g.columns();
-  std::unique_ptr<float[]> colBuffer(new float[patch * columns]);
-  std::unique_ptr<float[]> outputBuffer(new float[g.f * columns]);
-  float *col = colBuffer.get(), *output = outputBuffer.get();
+  Pooled<Scratch> scratch;
+  scratch->col.resize(static_cast<size_t>(patch * columns));
+  scratch->output.resize(static_cast<size_t>(g.f * columns));
+  float *col = scratch->col.data(), *output = scratch->output.data();
   switch (kind) {
   case Kind::Forward: {
     im2col(o, p, g, col);
