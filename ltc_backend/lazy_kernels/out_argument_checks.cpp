@@ -71,19 +71,32 @@ at::Tensor OnMeta(const at::Tensor& t) {
 // Runs the op on meta tensors shaped and typed as its arguments. Returns
 // false when the op has no meta kernel; eager's argument errors propagate.
 bool RunOnMeta(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
+  // torch 1.13's boxed call of an unboxed kernel returning a tuple of out
+  // references (max.dim_max, sort.values: `std::tuple<Tensor&, Tensor&>`)
+  // drops the arguments from the stack, then pushes the results by copying
+  // those references, which point into the dropped arguments: when the
+  // stack held the only reference, the copies were of freed tensors
+  // (AddressSanitizer: heap-use-after-free, from Adamax(foreach=True)'s
+  // torch.max(..., out=(exp_inf, ...))). The meta tensors are also held
+  // here, so they outlive the call.
+  std::vector<at::Tensor> alive;
+  auto on_meta = [&](const at::Tensor& t) {
+    alive.push_back(OnMeta(t));
+    return alive.back();
+  };
   torch::jit::Stack probe;
   for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
     const c10::IValue& v = BoxedArgument(op, stack, i);
     if (v.isTensor()) {
-      probe.emplace_back(OnMeta(v.toTensor()));
+      probe.emplace_back(on_meta(v.toTensor()));
     } else if (v.isTensorList()) {
       c10::List<at::Tensor> list;
-      for (const at::Tensor& t : v.toTensorList()) list.push_back(OnMeta(t));
+      for (const at::Tensor& t : v.toTensorList()) list.push_back(on_meta(t));
       probe.emplace_back(std::move(list));
     } else if (v.isOptionalTensorList()) {
       c10::List<c10::optional<at::Tensor>> list;
       for (const c10::IValue& e : v.toListRef())
-        list.push_back(e.isTensor() ? c10::optional<at::Tensor>(OnMeta(e.toTensor()))
+        list.push_back(e.isTensor() ? c10::optional<at::Tensor>(on_meta(e.toTensor()))
                                     : c10::nullopt);
       probe.emplace_back(std::move(list));
     } else {

@@ -90,3 +90,28 @@ def test_valid_out_calls_still_compile_natively():
     torch.testing.assert_close(total.cpu(), torch.sum(x @ y, 0, dtype=torch.double), rtol=1e-6, atol=1e-6)
     m = ltc_mlir.metrics()
     assert m["fallback_ops"] == {} and m["native_execute_count"] == m["execute_count"] >= 1, m
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("call", [
+    lambda x, v, i: torch.max(x, 0, out=(v, i)),
+    lambda x, v, i: torch.sort(x, 1, out=(v, i)),
+    lambda x, v, i: torch.topk(x, 3, out=(v, i)),
+    lambda x, v, i: torch.kthvalue(x, 2, 0, out=(v, i)),
+])
+def test_valid_multi_output_out_calls(call):
+    # torch 1.13's boxed call of a kernel returning a tuple of out references
+    # pushed copies of freed tensors (out_argument_checks.cpp's meta probe):
+    # scripts/test_sanitize.sh reported a heap-use-after-free here.
+    ltc_mlir.init()
+    x = _r(5, 6)
+    results = []
+    for device in ("cpu", "lazy"):
+        v = torch.empty(0, device=device)
+        i = torch.empty(0, dtype=torch.long, device=device)
+        call(x.to(device), v, i)
+        torch._lazy.mark_step()
+        results.append((v.cpu(), i.cpu()))
+    for e, l in zip(results[0], results[1]):
+        assert e.dtype == l.dtype and e.shape == l.shape
+        torch.testing.assert_close(l, e, rtol=0, atol=0)
