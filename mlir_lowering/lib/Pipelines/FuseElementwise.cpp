@@ -65,6 +65,13 @@ struct FuseIntoLaterMultiUseConsumer
           !consumer.getMatchingIndexingMap(operand).isPermutation() ||
           !linalg::areElementwiseOpsFusable(operand))
         continue;
+      // The consumer reads the producer through this operand only: the
+      // fused op would keep any other one, and reading its own preserved
+      // result there would make it use itself.
+      if (llvm::count_if(consumer->getOperands(), [&](Value v) {
+            return v.getDefiningOp() == producer.getOperation();
+          }) != 1)
+        continue;
       bool otherUsers = false, usersLater = true;
       for (Operation *user : producer->getUsers()) {
         if (user == consumer)

@@ -126,3 +126,29 @@ func.func @producer_read_before_consumer(%x: tensor<64xf32>, %init: tensor<f32>)
   } -> tensor<64xf32>
   return %sum, %twice : tensor<f32>, tensor<64xf32>
 }
+
+// -----
+
+// A consumer that reads the producer through two operands is not fused with
+// it: the fused op would keep the second operand and read its own result
+// there (an op using itself; RAdam's step met it).
+// CHECK-LABEL: func.func @consumer_reads_producer_twice
+// CHECK: %[[P:.*]]:2 = linalg.generic
+// CHECK: %[[C:.*]] = linalg.generic {{.*}} ins(%[[P]]#0, %[[P]]#1 :
+// CHECK: return %[[P]]#0, %[[C]]
+func.func @consumer_reads_producer_twice(%x: tensor<64xf32>) -> (tensor<64xf32>, tensor<64xf32>) {
+  %e = tensor.empty() : tensor<64xf32>
+  %p:2 = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<64xf32>) outs(%e, %e : tensor<64xf32>, tensor<64xf32>) {
+  ^bb0(%a: f32, %o0: f32, %o1: f32):
+    %0 = math.exp %a : f32
+    %1 = math.sqrt %a : f32
+    linalg.yield %0, %1 : f32, f32
+  } -> (tensor<64xf32>, tensor<64xf32>)
+  %e2 = tensor.empty() : tensor<64xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p#0, %p#1 : tensor<64xf32>, tensor<64xf32>) outs(%e2 : tensor<64xf32>) {
+  ^bb0(%a: f32, %b: f32, %out: f32):
+    %0 = arith.addf %a, %b : f32
+    linalg.yield %0 : f32
+  } -> tensor<64xf32>
+  return %p#0, %c : tensor<64xf32>, tensor<64xf32>
+}
