@@ -1,7 +1,6 @@
 // f32 2-D convolutions through oneDNN (runtime/convolution.h); 1x1 and
 // weight-heavy ones as GEMMs (pointwise_convolution.cpp,
-// gemm_convolution.cpp), depthwise ones of tiny images as loops
-// (depthwise_convolution.cpp). The operands: convolution_operands.h.
+// gemm_convolution.cpp). The operands: convolution_operands.h.
 #include "ltc_mlir/runtime/convolution.h"
 
 #include "convolution_operands.h"
@@ -364,8 +363,7 @@ void convolveOnce(Kind kind, const Operands &o, const Params &p) {
     referenceConvolution(kind, o, p);
     return;
   }
-  if (convolvePointwise(kind, o, p) || convolveWithGemm(kind, o, p) ||
-      convolveDepthwiseSmall(kind, o, p))
+  if (convolvePointwise(kind, o, p) || convolveWithGemm(kind, o, p))
     return;
   // (oneDNN sizes a primitive's work split for the libgomp thread count at
   // its creation: the primitive is created inside the scope too.)

@@ -1,7 +1,7 @@
 // The operands and parameters of one f32 2-D convolution call, shared by
 // the oneDNN path (convolution.cpp) and the others: 1x1 convolutions
 // (pointwise_convolution.cpp) and weight-heavy ones (gemm_convolution.cpp)
-// as GEMMs, depthwise ones of tiny images (depthwise_convolution.cpp).
+// as GEMMs.
 #ifndef LTC_MLIR_RUNTIME_CONVOLUTION_OPERANDS_H
 #define LTC_MLIR_RUNTIME_CONVOLUTION_OPERANDS_H
 
@@ -41,11 +41,6 @@ bool convolvePointwise(Kind kind, const Operands &o, const Params &p);
 /// positions (F >= N*OH*OW) as one GEMM over the batch on the weights' own
 /// layout (gemm_convolution.cpp). False (nothing written) otherwise.
 bool convolveWithGemm(Kind kind, const Operands &o, const Params &p);
-
-/// Computes a depthwise convolution (one channel per group) of at most 4
-/// output pixels per image with plain loops (depthwise_convolution.cpp).
-/// False (nothing written) otherwise.
-bool convolveDepthwiseSmall(Kind kind, const Operands &o, const Params &p);
 
 } // namespace convolution
 } // namespace runtime

@@ -3,8 +3,8 @@
 // and without bias, input and weight gradients; strides, padding, dilation,
 // groups (depthwise too), rectangular kernels; on 1 thread and cut into
 // slices on 2 (batch, channel and group slices); strided (non-contiguous)
-// operands; empty batches; 1x1 and weight-heavy convolutions (GEMMs),
-// depthwise ones of tiny images (loops). (The
+// operands; empty batches; 1x1 and weight-heavy convolutions (GEMMs);
+// depthwise ones on tiny images. (The
 // 2-thread cases are above the size below which a call stays on one
 // thread.) Asserts the plain-loop fallback is not used. These tests also
 // run under scripts/test_sanitize.sh.
@@ -173,7 +173,7 @@ const Case kCases[] = {
     {2, 24, 1, 13, 40, 1, 1, 1, 1, 0, 0, 2, 2, 1, false},   // 1x1 1-D: GEMMs
     {2, 64, 4, 4, 160, 3, 3, 1, 1, 1, 1, 1, 1, 1, true},    // F >= N*OH*OW: GEMM
     {2, 16, 5, 6, 48, 3, 2, 2, 1, 1, 0, 1, 2, 1, false},    // the same, strided
-    {8, 96, 2, 2, 96, 3, 3, 1, 1, 1, 1, 1, 1, 96, true},    // depthwise 2x2: loops
+    {8, 96, 2, 2, 96, 3, 3, 1, 1, 1, 1, 1, 1, 96, true},    // depthwise on 2x2
     {3, 40, 3, 4, 40, 3, 3, 2, 2, 1, 2, 2, 1, 40, false},   // the same, strided
 };
 constexpr int kPointwiseCase = 7;
