@@ -52,6 +52,11 @@ void Metrics::RecordCodeReuse() {
   state.code_reuse_hits++;
 }
 
+void Metrics::RecordMetaShapeLookup(bool hit) {
+  std::lock_guard<std::mutex> lock(mu);
+  (hit ? state.meta_shape_cache_hits : state.meta_shape_probes)++;
+}
+
 void Metrics::RecordDeferredGraph() {
   std::lock_guard<std::mutex> lock(mu);
   state.deferred_graphs++;

@@ -29,6 +29,10 @@ struct MetricsSnapshot {
   // Graphs new to LTC whose module text equals that of a live compiled
   // graph (e.g. a step with its inputs in another order): code shared.
   int64_t code_reuse_hits = 0;
+  // Output shapes of AtenOpNode ops (lazy_kernels/meta_shape_cache.h):
+  // probes run on meta tensors, and lookups answered from the cache.
+  int64_t meta_shape_probes = 0;
+  int64_t meta_shape_cache_hits = 0;
   // New shapes of graphs compiled in enough shapes already: graphs whose
   // compile waits until their shape recurs, and their runs meanwhile
   // (through the fallback; neither native nor fallback executions).
@@ -48,6 +52,7 @@ class Metrics {
   static void RecordCompile(const std::string& graph_name, double ms);
   static void RecordDiskCache(bool hit);
   static void RecordCodeReuse();
+  static void RecordMetaShapeLookup(bool hit);
   static void RecordDeferredGraph();
   static void RecordDeferredExecution(double ms);
   static void RecordCompileStages(const std::vector<std::pair<std::string, double>>& stages);

@@ -43,6 +43,8 @@ PYBIND11_MODULE(_C, m) {
     d["disk_cache_hits"] = s.disk_cache_hits;
     d["disk_cache_misses"] = s.disk_cache_misses;
     d["code_reuse_hits"] = s.code_reuse_hits;
+    d["meta_shape_probes"] = s.meta_shape_probes;
+    d["meta_shape_cache_hits"] = s.meta_shape_cache_hits;
     d["deferred_graphs"] = s.deferred_graphs;
     d["deferred_execute_count"] = s.deferred_execute_count;
     d["compile_stage_ms"] = s.compile_stage_ms;

@@ -16,6 +16,7 @@
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
+#include "ltc_backend/lazy_kernels/meta_shape_cache.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -215,18 +216,20 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
     const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
     return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
   }
-  torch::jit::Stack meta;
-  meta.reserve(n);
-  for (size_t i = 0; i < n; ++i) meta.push_back(MetaArgument(stack[stack.size() - n + i]));
-  op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), &meta);
-  std::vector<torch::lazy::Shape> shapes;
-  for (const c10::IValue& result : meta) {
-    TORCH_CHECK(result.isTensor(), "ltc_mlir: ", OperatorFullName(op),
-                " returns a ", result.tagKind(), "; AtenOpNode takes tensor results only");
-    const at::Tensor& t = result.toTensor();
-    shapes.emplace_back(t.scalar_type(), t.sizes());
-  }
-  return shapes;
+  return CachedMetaShapes(op, stack, [&] {
+    torch::jit::Stack meta;
+    meta.reserve(n);
+    for (size_t i = 0; i < n; ++i) meta.push_back(MetaArgument(stack[stack.size() - n + i]));
+    op.redispatchBoxed(c10::DispatchKeySet(c10::DispatchKey::Meta), &meta);
+    std::vector<torch::lazy::Shape> shapes;
+    for (const c10::IValue& result : meta) {
+      TORCH_CHECK(result.isTensor(), "ltc_mlir: ", OperatorFullName(op),
+                  " returns a ", result.tagKind(), "; AtenOpNode takes tensor results only");
+      const at::Tensor& t = result.toTensor();
+      shapes.emplace_back(t.scalar_type(), t.sizes());
+    }
+    return shapes;
+  });
 }
 
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack) {

@@ -122,6 +122,9 @@ def metrics():
     code_reuse_hits (graphs new to LTC whose module text equals a live
     compiled graph's, e.g. a step whose inputs came in another order: they
     share its code without compiling),
+    meta_shape_probes / meta_shape_cache_hits (output shapes of ops kept in
+    the graph by shape probing, e.g. ReLU6's hardtanh: probes run on meta
+    tensors, and lookups of an already probed op and argument signature),
     compile_stage_ms (stage -> ms: emit, parse, torch_to_linalg,
     linalg_to_llvm, llvm_codegen, object_load),
     compile_reasons / compile_explanations (in debug mode, see set_debug():

@@ -586,6 +586,53 @@ def test_aten_op_node_kernel_matches_eager_with_grads(name):
     assert r["eager_fallback"] == [], r
 
 
+def test_aten_op_node_shapes_are_probed_once_per_signature():
+    # The meta probe of an AtenOpNode op is cached per operator and argument
+    # signature (dtypes, sizes, non-tensor values): a repeated call is a
+    # lookup, and every other signature gets its own probe (a stale shape
+    # would be a wrong result). Failed probes raise every time.
+    r = run("""
+        torch.manual_seed(0)
+        cases = [  # (signature id, thunk on a device)
+            (0, lambda d: torch.where(torch.ones(3, 1, dtype=torch.bool, device=d),
+                                      torch.arange(4., device=d), torch.zeros(3, 4, device=d))),
+            (1, lambda d: torch.where(torch.ones(3, 4, dtype=torch.bool, device=d),
+                                      torch.arange(4., device=d), torch.zeros(1, 4, device=d))),
+            (2, lambda d: torch.where(torch.ones(3, 4, dtype=torch.bool, device=d),
+                                      torch.arange(4, device=d).double(),
+                                      torch.zeros(1, 4, device=d))),
+            (3, lambda d: torch.nn.functional.hardtanh(torch.linspace(-2, 9, 12, device=d), 0., 6.)),
+            (4, lambda d: torch.nn.functional.hardtanh(torch.linspace(-2, 9, 12, device=d), -1., 1.)),
+            (5, lambda d: torch.nn.functional.hardtanh(torch.linspace(-2, 9, 12, device=d).view(3, 4))),
+            (6, lambda d: torch.nn.functional.hardtanh(torch.linspace(-2, 9, 12, device=d).view(4, 3))),
+            (7, lambda d: torch.nn.functional.hardtanh(torch.linspace(-2, 9, 12, device=d).view(2, 6))),
+        ]
+        def one_pass():
+            for sig, f in cases:
+                e, l = f("cpu"), f("lazy")
+                assert l.shape == e.shape and l.dtype == e.dtype, (sig, l.shape, l.dtype)
+                close(e, l, what=f"case {sig}")
+            m = ltc_mlir.metrics()
+            return m["meta_shape_probes"], m["meta_shape_cache_hits"]
+        ltc_mlir.reset_metrics()
+        first = one_pass()
+        ltc_mlir.reset_metrics()
+        later = [one_pass(), one_pass()]
+        bad = lambda: torch.where(torch.ones(3, 1, dtype=torch.bool, device="lazy"),
+                                  torch.ones(2, device="lazy"), torch.ones(5, device="lazy"))
+        errors = [raised(bad), raised(bad)]
+        emit({"first": first, "later": later, "errors": errors,
+              "expected": raised(lambda: torch.where(
+                  torch.ones(3, 1, dtype=torch.bool), torch.ones(2), torch.ones(5)))})
+    """)
+    # Eight distinct signatures, and one of linspace (five calls).
+    probes, hits = r["first"]
+    assert (probes, hits) == (9, 4), r
+    # Later passes repeat the first one's signatures: lookups only.
+    assert r["later"] == [[0, probes + hits], [0, 2 * (probes + hits)]], r
+    assert r["errors"][0] == r["errors"][1] and r["errors"][0][0] == r["expected"][0], r
+
+
 def test_aten_op_node_rejects_mutating_ops():
     r = run("""
         emit(raised(lambda: ltc_mlir._C._register_aten_op_kernel("add_.Tensor")))
