@@ -175,6 +175,7 @@ const Case kCases[] = {
     {2, 16, 5, 6, 48, 3, 2, 2, 1, 1, 0, 1, 2, 1, false},    // the same, strided
     {8, 96, 2, 2, 96, 3, 3, 1, 1, 1, 1, 1, 1, 96, true},    // depthwise on 2x2
     {3, 40, 3, 4, 40, 3, 3, 2, 2, 1, 2, 2, 1, 40, false},   // the same, strided
+    {4, 72, 5, 7, 72, 3, 3, 1, 1, 1, 1, 1, 1, 72, true},    // small depthwise: group slices
 };
 constexpr int kPointwiseCase = 7;
 
