@@ -126,12 +126,13 @@ def kernel_table(results, peak_description):
 
 
 def ratio_summary(results):
-    """One line per workload and thread count: ltc_mlir/eager and ts/eager."""
+    """One line per workload and thread count: ltc_mlir/eager, pipelined/eager
+    and ts/eager."""
     lines = []
     for name, by_threads in results.items():
         for threads, by_mode in by_threads.items():
             parts = []
-            for mode in ("ltc_mlir", "ts"):
+            for mode in ("ltc_mlir", "pipelined", "ts"):
                 agg = by_mode.get(mode)
                 if agg is None:
                     continue
@@ -161,7 +162,7 @@ def plot_ratios(results, path):
     series = []  # (label, [(ratio or None, failed) per workload])
     thread_counts = sorted({t for by_t in results.values() for t in by_t}, key=int)
     for threads in thread_counts:
-        for mode in ("ts", "ltc_mlir"):
+        for mode in ("ts", "ltc_mlir", "pipelined"):
             cells = [results[n].get(threads, {}).get(mode) for n in names]
             if any(c is not None for c in cells):
                 series.append((f"{mode}/eager, {threads} thr",
@@ -171,7 +172,7 @@ def plot_ratios(results, path):
         return "plot skipped: no ratios (eager and another mode are both needed)"
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names)), 4.5))
     width = 0.8 / len(series)
-    colors = {"ts": "tab:blue", "ltc_mlir": "tab:orange"}
+    colors = {"ts": "tab:blue", "ltc_mlir": "tab:orange", "pipelined": "tab:green"}
     for i, (label, cells) in enumerate(series):
         mode, threads = label.split("/")[0], label.split(", ")[1]
         hatch = None if threads.startswith(thread_counts[0] + " ") else "//"

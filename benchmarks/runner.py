@@ -5,7 +5,10 @@ The parent calls `run_isolated(...)`; the child (this file with --child)
 sets the threads, initializes the backend, builds the workload, times the
 first step (trace + compile + run) and then `steps` steps after `warmup`
 more, each step synchronized (mark_step + wait_device_ops on the lazy
-device), and prints one line `BENCH_RESULT {json}`. A Python exception, an
+device), and prints one line `BENCH_RESULT {json}`. The "pipelined" mode
+is ltc_mlir with ltc_mlir.set_pipelined(True): a step's graph runs while
+the next one traces, so its samples are blocks of PIPELINED_BLOCK steps
+with mark_step only, then one wait, divided by the block's steps. A Python exception, an
 abort or a timeout of the child becomes a result with "error" set.
 """
 import json
@@ -18,7 +21,9 @@ import sys
 import time
 import traceback
 
-MODES = ("eager", "ts", "ltc_mlir")
+MODES = ("eager", "ts", "ltc_mlir", "pipelined")
+LTC_MLIR_MODES = ("ltc_mlir", "pipelined")
+PIPELINED_BLOCK = 4
 MARKER = "BENCH_RESULT "
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -32,9 +37,10 @@ def _init_mode(mode):
         import torch._lazy.ts_backend
         torch._lazy.ts_backend.init()
         return "lazy"
-    if mode == "ltc_mlir":
+    if mode in LTC_MLIR_MODES:
         import ltc_mlir
         ltc_mlir.init()
+        ltc_mlir.set_pipelined(mode == "pipelined")
         return "lazy"
     raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
 
@@ -71,30 +77,33 @@ def child_main(spec):
     lazy = device == "lazy"
     step = _build(spec["kind"], spec["name"], device)
 
-    def timed():
+    def timed(block=1):
         start = time.perf_counter()
-        out = step()
+        for _ in range(block):
+            out = step()
+            if lazy:
+                torch._lazy.mark_step()
+            del out
         if lazy:
-            torch._lazy.mark_step()
             torch._lazy.wait_device_ops()
-        del out
-        return (time.perf_counter() - start) * 1e3
+        return (time.perf_counter() - start) * 1e3 / block
 
+    block = PIPELINED_BLOCK if spec["mode"] == "pipelined" else 1
     first_ms = timed()
     for _ in range(spec["warmup"]):
-        timed()
-    if spec["mode"] == "ltc_mlir":
+        timed(block)
+    if spec["mode"] in LTC_MLIR_MODES:
         import ltc_mlir
         warm = ltc_mlir.metrics()["compile_count"]
     cpu_start, wall_start = time.process_time(), time.perf_counter()
-    samples = [timed() for _ in range(spec["steps"])]
+    samples = [timed(block) for _ in range(spec["steps"])]
     # CPU time / wall time of the timed steps: the cores the process kept
     # busy (all its threads), a check that the thread count held.
     cpu_util = (time.process_time() - cpu_start) / (time.perf_counter() - wall_start)
     result = {"first_step_ms": first_ms, "samples_ms": samples,
               "median_ms": statistics.median(samples), "peak_rss_mb": _peak_rss_mb(),
               "torch_threads": torch.get_num_threads(), "cpu_util": cpu_util}
-    if spec["mode"] == "ltc_mlir":
+    if spec["mode"] in LTC_MLIR_MODES:
         result["ltc_mlir"] = _ltc_mlir_metrics()
         # Compiles during the timed steps mean the steps did not reach a
         # steady state (more warmup needed, or a graph that changes each step).

@@ -6,11 +6,23 @@
 
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 
 namespace ltc_mlir {
 namespace backend {
+
+// The run of a graph that computes some MlirData's values on the pipeline
+// thread (pipelined_execution.h): done once its outputs are written, with
+// `failure` set if the run failed.
+struct Completion {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  std::shared_ptr<const std::string> failure;
+};
 
 class MlirData : public torch::lazy::TSData {
  public:
@@ -25,9 +37,13 @@ class MlirData : public torch::lazy::TSData {
 
   // Set when the graph that was to compute this value failed.
   std::shared_ptr<const std::string> failure;
+  // Set while a pipelined run may still be writing the value (its buffer
+  // is allocated, its contents are not there yet).
+  std::shared_ptr<Completion> completion;
 };
 
-// The failure recorded on `data`, or null (also for LTC's own TSData).
+// The failure recorded on `data` (directly, or by its finished pipelined
+// run), or null (also for LTC's own TSData).
 const std::string* FailureOf(const torch::lazy::BackendData& data);
 
 }  // namespace backend

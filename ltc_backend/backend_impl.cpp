@@ -22,6 +22,7 @@
 #include "ltc_backend/lowering_context.h"
 #include "ltc_backend/partitioned_graph.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/sync_trace.h"
 #include "ltc_backend/variable_hooks.h"
 #include "ltc_backend/view_kernels.h"
@@ -94,6 +95,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
       const BackendDataPtr data, c10::optional<at::ScalarType> logical_scalar_type) const override {
     // A value read back to the host (.item(), .cpu()) ends the sync that
     // computed it: that sync's error is raised here, once.
+    WaitUntilComputed(*data);
     RaisePendingError();
     CheckComputed(*data, "this tensor");
     return ts_->MakeTensorFromComputationData(data, logical_scalar_type);
@@ -136,6 +138,15 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     // A deferred new shape compiles when it runs again (shape_variants.h).
     if (cache_hit && comp->deferred) CompileDeferred(*comp);
     const bool deferred_run = comp->deferred;
+    if (PipelinedExecution()) {
+      // Native graphs run on the pipeline thread (which records their
+      // execution); the others on this one, after the pipeline.
+      if (comp->is_native() && !deferred_run)
+        return RunReportingErrorsAtSync(*comp, device, [&] {
+          return SubmitNative(comp, arguments, device, cache_hit);
+        });
+      DrainPipeline();
+    }
     auto start = std::chrono::steady_clock::now();
     std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
       if (comp->is_native()) return RunNative(*comp, arguments, device);

@@ -4,6 +4,7 @@
 #include <torch/csrc/lazy/core/config.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "ltc_backend/backend_data.h"
@@ -17,6 +18,9 @@ namespace {
 
 // Per thread: without LTC's thread pool a sync runs on the caller's thread.
 thread_local std::exception_ptr pending_error;
+// The first error of a pipelined run since the last one raised.
+std::mutex pipelined_error_mutex;
+std::exception_ptr pipelined_error;
 
 std::string MessageOf(const std::exception& e) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&e))
@@ -85,6 +89,22 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
 
 void RaisePendingError() {
   if (pending_error) std::rethrow_exception(std::exchange(pending_error, nullptr));
+  std::exception_ptr pipelined;
+  {
+    std::lock_guard<std::mutex> lock(pipelined_error_mutex);
+    pipelined = std::exchange(pipelined_error, nullptr);
+  }
+  if (pipelined) std::rethrow_exception(pipelined);
+}
+
+std::shared_ptr<const std::string> RecordPipelinedFailure(const MlirComputation& comp,
+                                                          const std::exception& e) {
+  std::string message = MessageOf(e);
+  c10::optional<std::string> index = IndexErrorMessage(message);
+  std::lock_guard<std::mutex> lock(pipelined_error_mutex);
+  if (!pipelined_error) pipelined_error = PythonFacingError(index);
+  return std::make_shared<const std::string>(comp.name + ", which failed: " +
+                                             (index ? *index : message));
 }
 
 void CheckComputed(const torch::lazy::BackendData& data, const char* what) {

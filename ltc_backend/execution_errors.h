@@ -25,6 +25,8 @@
 
 #include <exception>
 #include <functional>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace ltc_mlir {
@@ -38,8 +40,14 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     MlirComputation& comp, const torch::lazy::BackendDevice& device,
     const std::function<std::vector<torch::lazy::BackendDataPtr>()>& run);
 
-// Rethrows (once) the error of the last graph this thread ran, if any.
+// Rethrows (once) the error of the last graph this thread ran, if any, or
+// else that of a failed pipelined run (pipelined_execution.h).
 void RaisePendingError();
+
+// For a pipelined run of `comp` that threw (call inside the catch): the
+// failure its results carry; the error is kept for RaisePendingError.
+std::shared_ptr<const std::string> RecordPipelinedFailure(const MlirComputation& comp,
+                                                          const std::exception& e);
 
 // Throws a clear error if `data` is the result of a failed graph.
 void CheckComputed(const torch::lazy::BackendData& data, const char* what);

@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "ltc_backend/pipelined_execution.h"
+
 namespace ltc_mlir {
 namespace backend {
 namespace {
@@ -66,6 +68,9 @@ void Sweep(Fn decide) {
 }  // namespace
 
 void RememberValueBeforeUpdate(const at::Tensor& t) {
+  // Pipelined, a step's updates are traced while the previous step runs:
+  // there is no value from before the step to go back to.
+  if (PipelinedExecution()) return;
   if (!t.defined() || !at::functionalization::impl::isFunctionalTensor(t)) return;
   auto* wrapper = at::functionalization::impl::unsafeGetFunctionalWrapper(t);
   const at::Tensor& value = wrapper->value();

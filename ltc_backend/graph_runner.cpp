@@ -9,6 +9,7 @@
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/execution_errors.h"
+#include "ltc_backend/pipelined_execution.h"
 #include "ltc_mlir/runtime/openmp.h"
 
 namespace ltc_mlir {
@@ -24,16 +25,15 @@ int64_t NextRandomSeed() {
   return static_cast<int64_t>(at::check_generator<at::CPUGeneratorImpl>(gen)->random64());
 }
 
-std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
-                                      c10::ArrayRef<BackendDataPtr> arguments,
-                                      const BackendDevice& device) {
+PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> arguments,
+                          const BackendDevice& device) {
   const runtime::Executable& exe = *comp.executable;
   const size_t num_seeds = comp.rng_seed_input ? 1 : 0;
   TORCH_CHECK(arguments.size() + num_seeds == exe.inputs().size(), "ltc_mlir: graph ",
               comp.name, " expects ", exe.inputs().size() - num_seeds, " arguments, got ",
               arguments.size());
-  std::vector<at::Tensor> input_tensors(arguments.size());  // kept alive during the call
-  std::vector<runtime::Arg> inputs;
+  PreparedRun run;
+  std::vector<at::Tensor> input_tensors(arguments.size());
   for (size_t arg = 0; arg < arguments.size(); ++arg) {
     const size_t i = comp.input_order[arg];  // arguments are numbered by first use
     CheckComputed(*arguments[i], "an input of this graph");
@@ -42,9 +42,9 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
     if (spec.kind == runtime::ArgKind::Int || spec.kind == runtime::ArgKind::Float) {
       TORCH_CHECK(data->scalar.has_value(), "ltc_mlir: argument ", i, " of ", comp.name,
                   " should be a scalar");
-      inputs.push_back(spec.kind == runtime::ArgKind::Int
-                           ? runtime::Arg::integer(data->scalar->toLong())
-                           : runtime::Arg::floating(data->scalar->toDouble()));
+      run.inputs.push_back(spec.kind == runtime::ArgKind::Int
+                               ? runtime::Arg::integer(data->scalar->toLong())
+                               : runtime::Arg::floating(data->scalar->toDouble()));
       continue;
     }
     const torch::lazy::Shape& shape = comp.parameter_shapes()[i];
@@ -52,16 +52,20 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
                        ? at::scalar_tensor(*data->scalar, at::TensorOptions().dtype(shape.scalar_type()))
                        : data->data();
     TORCH_CHECK(t.defined(), "ltc_mlir: argument ", i, " of ", comp.name, " has no data");
-    if (t.scalar_type() != shape.scalar_type()) t = t.to(shape.scalar_type());
-    if (!t.is_contiguous()) t = t.contiguous();
+    if (t.scalar_type() != shape.scalar_type() || !t.is_contiguous()) {
+      // Converting reads the value: it must have been computed.
+      WaitUntilComputed(*arguments[i]);
+      CheckComputed(*arguments[i], "an input of this graph");
+      if (t.scalar_type() != shape.scalar_type()) t = t.to(shape.scalar_type());
+      if (!t.is_contiguous()) t = t.contiguous();
+    }
     TORCH_CHECK(t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i, " of ",
                 comp.name, " has shape ", t.sizes(), ", compiled for ", c10::IntArrayRef(spec.shape));
-    inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
+    run.inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
     input_tensors[i] = std::move(t);
   }
-  if (comp.rng_seed_input) inputs.push_back(runtime::Arg::integer(NextRandomSeed()));
+  if (comp.rng_seed_input) run.inputs.push_back(runtime::Arg::integer(NextRandomSeed()));
   std::vector<at::Tensor> out_tensors;
-  std::vector<runtime::Arg> outputs;
   const bool steady = comp.executions.load() > 2;
   for (size_t r = 0; r < comp.function_result_shapes.size(); ++r) {
     const torch::lazy::Shape& s = comp.function_result_shapes[r];
@@ -69,25 +73,41 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
     // recycle the buffers their previous outputs released.
     out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
                                  : at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
-    outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
+    run.outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
   }
-  runtime::setNumThreads(GetNumThreads());
-  exe.run(inputs, outputs);
   // LTC buffers are never written after they are produced, so a graph
   // output that repeats a result or passes an input through shares it,
   // as with the TorchScript backend.
-  std::vector<BackendDataPtr> results;
   for (size_t i = 0; i < comp.outputs.size(); ++i) {
     const OutputRef& ref = comp.outputs[i];
-    if (ref.source == OutputSource::kInput) {
-      results.push_back(std::make_shared<MlirData>(input_tensors[ref.index],
-                                                 comp.result_shapes()[i], device));
-    } else {
-      results.push_back(
-          std::make_shared<MlirData>(out_tensors[ref.index], comp.result_shapes()[i], device));
-    }
+    const bool from_input = ref.source == OutputSource::kInput;
+    auto result = std::make_shared<MlirData>(
+        from_input ? input_tensors[ref.index] : out_tensors[ref.index], comp.result_shapes()[i],
+        device);
+    // An input passed through is ready when that input is.
+    if (from_input)
+      if (auto* in = dynamic_cast<const MlirData*>(arguments[ref.index].get()))
+        result->completion = in->completion;
+    run.results.push_back(std::move(result));
+    run.computed.push_back(!from_input);
   }
-  return results;
+  for (at::Tensor& t : input_tensors)
+    if (t.defined()) run.buffers.push_back(std::move(t));
+  for (at::Tensor& t : out_tensors) run.buffers.push_back(std::move(t));
+  return run;
+}
+
+void RunPrepared(MlirComputation& comp, PreparedRun& run, int threads) {
+  runtime::setNumThreads(threads);
+  comp.executable->run(run.inputs, run.outputs);
+}
+
+std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
+                                      c10::ArrayRef<BackendDataPtr> arguments,
+                                      const BackendDevice& device) {
+  PreparedRun run = PrepareNative(comp, arguments, device);
+  RunPrepared(comp, run, GetNumThreads());
+  return std::move(run.results);
 }
 
 namespace {

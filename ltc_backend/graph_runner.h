@@ -23,6 +23,22 @@ std::vector<torch::lazy::BackendDataPtr> RunNative(
     MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
     const torch::lazy::BackendDevice& device);
 
+// RunNative in two halves, for runs on another thread
+// (pipelined_execution.h): PrepareNative checks the arguments, draws the
+// random seed and allocates the outputs without reading any value (it waits
+// for an input still being computed only when that input must be converted
+// first); RunPrepared runs the compiled code.
+struct PreparedRun {
+  std::vector<runtime::Arg> inputs, outputs;
+  std::vector<at::Tensor> buffers;  // the inputs' and outputs', alive during the run
+  std::vector<torch::lazy::BackendDataPtr> results;
+  std::vector<bool> computed;  // per result: written by this run (not an input passed through)
+};
+PreparedRun PrepareNative(MlirComputation& comp,
+                          c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
+                          const torch::lazy::BackendDevice& device);
+void RunPrepared(MlirComputation& comp, PreparedRun& run, int threads);
+
 // The whole graph through torch::jit::GraphExecutor, as torch's TS backend.
 std::vector<torch::lazy::BackendDataPtr> RunFallback(
     MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,

@@ -10,6 +10,7 @@
 #include "ltc_backend/execution_errors.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/shape_variants.h"
 #include "python_frames.h"
@@ -68,6 +69,15 @@ PYBIND11_MODULE(_C, m) {
     } catch (const c10::Error& e) {
       throw std::runtime_error(e.what_without_backtrace());
     }
+  });
+  m.def("_set_pipelined", [](bool on) {
+    py::gil_scoped_release no_gil;  // turning it off drains the pipeline
+    SetPipelinedExecution(on);
+  });
+  m.def("_get_pipelined", &PipelinedExecution);
+  m.def("_drain_pipeline", [] {
+    py::gil_scoped_release no_gil;
+    DrainPipeline();
   });
   m.def("_reset_metrics", &Metrics::Reset);
   m.def("_metrics_report", &Metrics::Report);

@@ -7,6 +7,7 @@
     torch._lazy.mark_step()     # the step's graph is compiled (once) and run natively
     print(ltc_mlir.metrics_report())
 """
+import atexit as _atexit
 import functools as _functools
 import os as _os
 import warnings as _warnings
@@ -22,7 +23,8 @@ from . import _tensor_fixes
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
            "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug",
-           "set_shape_variant_limit", "get_shape_variant_limit"]
+           "set_shape_variant_limit", "get_shape_variant_limit", "set_pipelined",
+           "get_pipelined"]
 
 _directories_checked = False
 
@@ -41,6 +43,13 @@ def init():
     if _torch.Tensor.contiguous is not _contiguous:
         _torch.Tensor.contiguous = _contiguous
     _raise_graph_errors_at_mark_step()
+    _raise_graph_errors_at_wait_device_ops()
+    pipeline = _os.environ.get("LTC_MLIR_PIPELINE")
+    if pipeline not in (None, "", "0", "1"):
+        raise ValueError(f"LTC_MLIR_PIPELINE={pipeline!r}: use 1 to run each step's graph while "
+                         "the next step traces (see ltc_mlir.set_pipelined), 0 or unset not to")
+    if pipeline == "1":
+        set_pipelined(True)
     global _directories_checked
     if not _directories_checked:
         _directories_checked = True
@@ -91,6 +100,57 @@ def _raise_graph_errors_at_mark_step():
     lazy.mark_step = mark_step
 
 
+def _raise_graph_errors_at_wait_device_ops():
+    # wait_device_ops also waits for graphs running on the pipeline thread
+    # (set_pipelined), and raises the error of one that failed.
+    lazy = _torch._lazy
+    if getattr(lazy.wait_device_ops, "_ltc_mlir_wrapper", False):
+        return
+    original = lazy.wait_device_ops
+
+    @_functools.wraps(original)
+    def wait_device_ops(devices=None):
+        try:
+            original(devices) if devices is not None else original()
+        finally:
+            _C._drain_pipeline()
+            _C._raise_pending_error()
+
+    wait_device_ops._ltc_mlir_wrapper = True
+    lazy.wait_device_ops = wait_device_ops
+
+
+def set_pipelined(enabled=True):
+    """Pipelined execution: torch._lazy.mark_step() returns once the step's
+    graph is queued, and the graph runs on a pipeline thread while Python
+    traces the next step (default: off, the graph runs inside mark_step).
+    Also LTC_MLIR_PIPELINE=1.
+
+    With 2 cores the trace of a step (5-15 ms in real models) then overlaps
+    the previous step's graph. The pipeline thread uses all threads or one
+    fewer, whichever gave the shorter step in the graph's first runs.
+    Reading a value (.item(), .cpu()) waits for the graph computing it, and
+    torch._lazy.wait_device_ops() for all of them. An error of a pipelined
+    graph is raised once, by the first mark_step, value read or
+    wait_device_ops after the graph failed (possibly the mark_step that
+    queued it);
+    the values that graph was to compute raise an error naming it when used,
+    and (unlike the default mode) tensors the failed step updated in place
+    do not get their old values back. Graphs that do not run natively run
+    on the calling thread, after the pipeline. Turning it off waits for the
+    pipeline to drain."""
+    _C._set_pipelined(bool(enabled))
+
+
+def get_pipelined():
+    """Whether pipelined execution is on (see set_pipelined())."""
+    return _C._get_pipelined()
+
+
+# Graphs still running at exit would write into freed memory.
+_atexit.register(_C._drain_pipeline)
+
+
 _tensor_contiguous = _torch.Tensor.contiguous
 
 
@@ -130,8 +190,10 @@ def metrics():
     compile_reasons / compile_explanations (in debug mode, see set_debug():
     why graphs compiled, counted by kind, and the messages),
     fallback_reasons (one line per fallback graph), compiled_graphs (names
-    of the dumped modules).
+    of the dumped modules). Pipelined graphs (set_pipelined) count once
+    they have run: this waits for them.
     """
+    _C._drain_pipeline()
     return _C._metrics()
 
 
@@ -142,6 +204,7 @@ def reset_metrics():
 
 def metrics_report():
     """metrics() as readable text."""
+    _C._drain_pipeline()
     return _C._metrics_report()
 
 

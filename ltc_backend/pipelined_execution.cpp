@@ -1,0 +1,213 @@
+#include "ltc_backend/pipelined_execution.h"
+
+#include <c10/util/Exception.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "ltc_backend/backend_data.h"
+#include "ltc_backend/computation.h"
+#include "ltc_backend/config.h"
+#include "ltc_backend/execution_errors.h"
+#include "ltc_backend/graph_runner.h"
+#include "ltc_backend/metrics.h"
+
+namespace ltc_mlir {
+namespace backend {
+namespace {
+
+std::atomic<bool> enabled{false};
+
+// Runs at most this many graphs ahead of the caller: one running, one
+// queued. More would only hold more steps' buffers.
+constexpr size_t kMaxQueued = 2;
+
+// Runs before the measured ones (buffers and oneDNN kernels are created in
+// the first ones), and runs per measured thread count (the first of each
+// is not a sample).
+constexpr int64_t kWarmRuns = 3, kRunsPerChoice = 5;
+
+// The pipeline thread and its queue (leaked: the thread outlives static
+// destruction; the Python package drains the queue at exit).
+class Pipeline {
+ public:
+  static Pipeline& Get() {
+    static auto* pipeline = new Pipeline();
+    return *pipeline;
+  }
+
+  void Submit(std::function<void()> job) {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [&] { return queued_ < kMaxQueued; });
+    jobs_.push_back(std::move(job));
+    ++queued_;
+    changed_.notify_all();
+  }
+
+  void Drain() {
+    std::unique_lock<std::mutex> lock(mu_);
+    changed_.wait(lock, [&] { return queued_ == 0; });
+  }
+
+ private:
+  Pipeline() { std::thread([this] { Loop(); }).detach(); }
+
+  void Loop() {
+    for (;;) {
+      std::function<void()> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        changed_.wait(lock, [&] { return !jobs_.empty(); });
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      job();  // never throws (SubmitNative's job catches)
+      job = nullptr;  // its buffers go before the queue says it is done
+      std::lock_guard<std::mutex> lock(mu_);
+      --queued_;
+      changed_.notify_all();
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::function<void()>> jobs_;
+  size_t queued_ = 0;  // submitted and not finished
+};
+
+double MsBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The thread count of a run of `comp`: `threads` for the first runs, then
+// one fewer (leaving a core to the trace), then whichever gave the shorter
+// step period. The period of a run is the time from the end of the
+// previous run to its own end on the pipeline thread: its own work plus
+// any wait for the caller to submit it.
+enum class Phase { kWarm, kAll, kOneFewer, kChosen };
+
+Phase PhaseOf(int64_t run) {
+  if (run < kWarmRuns) return Phase::kWarm;
+  if (run < kWarmRuns + kRunsPerChoice) return Phase::kAll;
+  if (run < kWarmRuns + 2 * kRunsPerChoice) return Phase::kOneFewer;
+  return Phase::kChosen;
+}
+
+int ThreadsForRun(MlirComputation& comp, int64_t run, int threads) {
+  if (threads <= 1) return threads;
+  MlirComputation::PipelineTuning& t = comp.pipeline_tuning;
+  std::lock_guard<std::mutex> lock(t.mutex);
+  switch (PhaseOf(run)) {
+    case Phase::kWarm:
+    case Phase::kAll:
+      return threads;
+    case Phase::kOneFewer:
+      return threads - 1;
+    case Phase::kChosen:
+      break;
+  }
+  // The last measured runs may still be running: one fewer until they end.
+  if (t.chosen == 0 && t.periods_ms[1].size() + 1 < static_cast<size_t>(kRunsPerChoice))
+    return threads - 1;
+  if (t.chosen == 0) {
+    t.chosen = Median(t.periods_ms[1]) < Median(t.periods_ms[0]) ? threads - 1 : threads;
+  }
+  return t.chosen;
+}
+
+// Called by run `run` of `comp` when it ends (on the pipeline thread).
+void RecordRunEnd(MlirComputation& comp, int64_t run, int threads, int all_threads) {
+  MlirComputation::PipelineTuning& t = comp.pipeline_tuning;
+  std::lock_guard<std::mutex> lock(t.mutex);
+  auto now = std::chrono::steady_clock::now();
+  Phase phase = PhaseOf(run);
+  // The first run of each phase pays for the change (new oneDNN kernels
+  // for the other cut): not a sample.
+  bool first_of_phase = run == kWarmRuns || run == kWarmRuns + kRunsPerChoice;
+  if (t.chosen == 0 && all_threads > 1 && t.runs_ended > 0 && !first_of_phase &&
+      (phase == Phase::kAll || phase == Phase::kOneFewer))
+    t.periods_ms[threads == all_threads ? 0 : 1].push_back(MsBetween(t.last_end, now));
+  t.last_end = now;
+  ++t.runs_ended;
+}
+
+void Finish(Completion& c, std::shared_ptr<const std::string> failure) {
+  {
+    std::lock_guard<std::mutex> lock(c.mu);
+    c.failure = std::move(failure);
+    c.done = true;
+  }
+  c.cv.notify_all();
+}
+
+}  // namespace
+
+bool PipelinedExecution() { return enabled.load(); }
+
+void SetPipelinedExecution(bool on) {
+  if (!on) DrainPipeline();
+  enabled.store(on);
+}
+
+std::vector<torch::lazy::BackendDataPtr> SubmitNative(
+    const std::shared_ptr<MlirComputation>& comp,
+    c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
+    const torch::lazy::BackendDevice& device, bool cache_hit) {
+  auto run = std::make_shared<PreparedRun>(PrepareNative(*comp, arguments, device));
+  auto completion = std::make_shared<Completion>();
+  for (size_t i = 0; i < run->results.size(); ++i)
+    if (run->computed[i])
+      std::static_pointer_cast<MlirData>(run->results[i])->completion = completion;
+  const int all_threads = GetNumThreads();
+  const int64_t run_index = comp->pipeline_tuning_runs.fetch_add(1);
+  const int threads = ThreadsForRun(*comp, run_index, all_threads);
+  std::vector<torch::lazy::BackendDataPtr> inputs(arguments.begin(), arguments.end());
+  std::vector<torch::lazy::BackendDataPtr> results = run->results;
+  Pipeline::Get().Submit([comp, run, completion, inputs = std::move(inputs), threads,
+                          all_threads, run_index, cache_hit]() mutable {
+    auto start = std::chrono::steady_clock::now();
+    std::shared_ptr<const std::string> failure;
+    try {
+      // The graphs computing the inputs ran before this one: a failed one
+      // fails this one too.
+      for (const auto& input : inputs) CheckComputed(*input, "an input of this graph");
+      RunPrepared(*comp, *run, threads);
+    } catch (const std::exception& e) {
+      failure = RecordPipelinedFailure(*comp, e);
+    }
+    RecordRunEnd(*comp, run_index, threads, all_threads);
+    Metrics::RecordExecution(/*native=*/true, cache_hit,
+                             MsBetween(start, std::chrono::steady_clock::now()),
+                             comp->fallback_ops, comp->native_op_counts);
+    run.reset();
+    inputs.clear();
+    Finish(*completion, std::move(failure));
+  });
+  return results;
+}
+
+void DrainPipeline() {
+  if (PipelinedExecution()) Pipeline::Get().Drain();
+}
+
+void WaitUntilComputed(const torch::lazy::BackendData& data) {
+  const auto* mlir = dynamic_cast<const MlirData*>(&data);
+  if (!mlir || !mlir->completion) return;
+  Completion& c = *mlir->completion;
+  std::unique_lock<std::mutex> lock(c.mu);
+  c.cv.wait(lock, [&] { return c.done; });
+}
+
+}  // namespace backend
+}  // namespace ltc_mlir
