@@ -93,6 +93,8 @@ def _raise_graph_errors_at_mark_step():
     def mark_step(device: str = "", wait=False):
         try:
             _C._call_with_python_warnings(lambda: original(device, wait=wait))
+            if wait:
+                _C._drain_pipeline()  # the step's graph has run on return
         finally:
             _C._raise_pending_error()
 
