@@ -68,15 +68,16 @@ class MlirComputation : public torch::lazy::Computation {
   std::string deferred_module;
   std::mutex deferred_mutex;
   std::atomic<int64_t> executions{0};
-  // Pipelined execution (pipelined_execution.h): the thread count of its
-  // runs, chosen from the step periods its first runs gave.
+  // Pipelined execution (pipelined_execution.h): how its runs run, chosen
+  // from the step periods its first runs gave.
   std::atomic<int64_t> pipeline_tuning_runs{0};  // runs submitted
   struct PipelineTuning {
     std::mutex mutex;
     int64_t runs_ended = 0;
     std::chrono::steady_clock::time_point last_end;
-    std::vector<double> periods_ms[2];  // with all threads, with one fewer
-    int chosen = 0;                     // 0: still measuring
+    // All threads, one fewer, all threads with the caller waiting.
+    std::vector<double> periods_ms[3];
+    int chosen = -1;  // index into periods_ms; -1: still measuring
   } pipeline_tuning;
   // Output buffers recycled once the graph runs repeatedly (steady state).
   OutputBufferPool output_pool;

@@ -81,6 +81,11 @@ class Pipeline {
   size_t queued_ = 0;  // submitted and not finished
 };
 
+struct RunMode {
+  int threads;
+  bool caller_waits;
+};
+
 double MsBetween(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -90,54 +95,65 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The thread count of a run of `comp`: `threads` for the first runs, then
-// one fewer (leaving a core to the trace), then whichever gave the shorter
-// step period. The period of a run is the time from the end of the
-// previous run to its own end on the pipeline thread: its own work plus
-// any wait for the caller to submit it.
-enum class Phase { kWarm, kAll, kOneFewer, kChosen };
+// How a run of `comp` runs: its thread count, and whether the caller waits
+// for it (as without pipelining). Per graph, the first runs measure three
+// ways: all threads pipelined, one fewer pipelined (leaving a core to the
+// trace), all threads with the caller waiting (for graphs whose trace is
+// short: pipelined, their threads and the trace would share the cores);
+// later runs take the one with the shortest median period. The period of a
+// run is the time from the end of the previous run to its own end on the
+// pipeline thread: its work plus any wait for the caller to submit it.
+enum class Phase { kWarm, kAll, kOneFewer, kSerial, kChosen };
+constexpr int kOptions = 3;  // the measured phases, in order
 
 Phase PhaseOf(int64_t run) {
   if (run < kWarmRuns) return Phase::kWarm;
-  if (run < kWarmRuns + kRunsPerChoice) return Phase::kAll;
-  if (run < kWarmRuns + 2 * kRunsPerChoice) return Phase::kOneFewer;
-  return Phase::kChosen;
+  int64_t measured = (run - kWarmRuns) / kRunsPerChoice;
+  return measured < kOptions ? static_cast<Phase>(1 + measured) : Phase::kChosen;
 }
 
-int ThreadsForRun(MlirComputation& comp, int64_t run, int threads) {
-  if (threads <= 1) return threads;
+RunMode ModeOf(Phase phase, int threads) {
+  switch (phase) {
+    case Phase::kOneFewer:
+      return {threads - 1, false};
+    case Phase::kSerial:
+      return {threads, true};
+    default:
+      return {threads, false};
+  }
+}
+
+RunMode ModeForRun(MlirComputation& comp, int64_t run, int threads) {
+  // One thread: pipelined is what the user asked for; nothing to choose.
+  if (threads <= 1) return {threads, false};
+  Phase phase = PhaseOf(run);
+  if (phase != Phase::kChosen) return ModeOf(phase, threads);
   MlirComputation::PipelineTuning& t = comp.pipeline_tuning;
   std::lock_guard<std::mutex> lock(t.mutex);
-  switch (PhaseOf(run)) {
-    case Phase::kWarm:
-    case Phase::kAll:
-      return threads;
-    case Phase::kOneFewer:
-      return threads - 1;
-    case Phase::kChosen:
-      break;
+  if (t.chosen < 0) {
+    // Serial runs end before the next is submitted: all samples are in.
+    int best = 0;
+    for (int k = 1; k < kOptions; ++k)
+      if (!t.periods_ms[k].empty() &&
+          (t.periods_ms[best].empty() || Median(t.periods_ms[k]) < Median(t.periods_ms[best])))
+        best = k;
+    t.chosen = best;
   }
-  // The last measured runs may still be running: one fewer until they end.
-  if (t.chosen == 0 && t.periods_ms[1].size() + 1 < static_cast<size_t>(kRunsPerChoice))
-    return threads - 1;
-  if (t.chosen == 0) {
-    t.chosen = Median(t.periods_ms[1]) < Median(t.periods_ms[0]) ? threads - 1 : threads;
-  }
-  return t.chosen;
+  return ModeOf(static_cast<Phase>(1 + t.chosen), threads);
 }
 
 // Called by run `run` of `comp` when it ends (on the pipeline thread).
-void RecordRunEnd(MlirComputation& comp, int64_t run, int threads, int all_threads) {
+void RecordRunEnd(MlirComputation& comp, int64_t run, int all_threads) {
   MlirComputation::PipelineTuning& t = comp.pipeline_tuning;
   std::lock_guard<std::mutex> lock(t.mutex);
   auto now = std::chrono::steady_clock::now();
   Phase phase = PhaseOf(run);
   // The first run of each phase pays for the change (new oneDNN kernels
-  // for the other cut): not a sample.
-  bool first_of_phase = run == kWarmRuns || run == kWarmRuns + kRunsPerChoice;
-  if (t.chosen == 0 && all_threads > 1 && t.runs_ended > 0 && !first_of_phase &&
-      (phase == Phase::kAll || phase == Phase::kOneFewer))
-    t.periods_ms[threads == all_threads ? 0 : 1].push_back(MsBetween(t.last_end, now));
+  // for another cut, a caller that was ahead): not a sample.
+  bool first_of_phase = run >= kWarmRuns && (run - kWarmRuns) % kRunsPerChoice == 0;
+  if (all_threads > 1 && t.runs_ended > 0 && !first_of_phase && phase != Phase::kWarm &&
+      phase != Phase::kChosen)
+    t.periods_ms[static_cast<int>(phase) - 1].push_back(MsBetween(t.last_end, now));
   t.last_end = now;
   ++t.runs_ended;
 }
@@ -171,7 +187,8 @@ std::vector<torch::lazy::BackendDataPtr> SubmitNative(
       std::static_pointer_cast<MlirData>(run->results[i])->completion = completion;
   const int all_threads = GetNumThreads();
   const int64_t run_index = comp->pipeline_tuning_runs.fetch_add(1);
-  const int threads = ThreadsForRun(*comp, run_index, all_threads);
+  const RunMode mode = ModeForRun(*comp, run_index, all_threads);
+  const int threads = mode.threads;
   std::vector<torch::lazy::BackendDataPtr> inputs(arguments.begin(), arguments.end());
   std::vector<torch::lazy::BackendDataPtr> results = run->results;
   Pipeline::Get().Submit([comp, run, completion, inputs = std::move(inputs), threads,
@@ -186,7 +203,7 @@ std::vector<torch::lazy::BackendDataPtr> SubmitNative(
     } catch (const std::exception& e) {
       failure = RecordPipelinedFailure(*comp, e);
     }
-    RecordRunEnd(*comp, run_index, threads, all_threads);
+    RecordRunEnd(*comp, run_index, all_threads);
     Metrics::RecordExecution(/*native=*/true, cache_hit,
                              MsBetween(start, std::chrono::steady_clock::now()),
                              comp->fallback_ops, comp->native_op_counts);
@@ -194,6 +211,10 @@ std::vector<torch::lazy::BackendDataPtr> SubmitNative(
     inputs.clear();
     Finish(*completion, std::move(failure));
   });
+  if (mode.caller_waits) {
+    std::unique_lock<std::mutex> lock(completion->mu);
+    completion->cv.wait(lock, [&] { return completion->done; });
+  }
   return results;
 }
 

@@ -19,9 +19,9 @@
 //    that graph was to compute raises "comes from graph G, which failed" when
 //    used. Unlike the default mode, the tensors the failed step updated in
 //    place do not get their old values back;
-//  - the pipeline thread runs with all threads or one fewer (the other
-//    core traces), whichever gave the shorter step period in the graph's
-//    first runs;
+//  - each graph runs pipelined with all threads, pipelined with one fewer
+//    (the other core traces), or with the caller waiting as without
+//    pipelining: whichever gave the shortest step period in its first runs;
 //  - graphs that do not run natively (fallback, partitioned) wait for the
 //    pipeline to drain and run on the caller's thread as before.
 #pragma once

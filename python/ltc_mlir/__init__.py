@@ -129,8 +129,9 @@ def set_pipelined(enabled=True):
     Also LTC_MLIR_PIPELINE=1.
 
     With 2 cores the trace of a step (5-15 ms in real models) then overlaps
-    the previous step's graph. The pipeline thread uses all threads or one
-    fewer, whichever gave the shorter step in the graph's first runs.
+    the previous step's graph. Each graph runs pipelined with all threads,
+    pipelined with one fewer, or with mark_step waiting for it, whichever
+    gave the shortest step in the graph's first runs.
     Reading a value (.item(), .cpu()) waits for the graph computing it, and
     torch._lazy.wait_device_ops() for all of them. An error of a pipelined
     graph is raised once, by the first mark_step, value read or
