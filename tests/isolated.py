@@ -10,7 +10,7 @@ pytest run.
 
 The body runs after `import torch, ltc_mlir; ltc_mlir.init()`; `emit(obj)`
 sends one JSON-serialisable object back (tensors are sent as nested lists,
-see `as_list`). A crash or a non-zero exit fails the test with the signal
+see `as_list`; `raised(fn)` is [exception type name, message] or None). A crash or a non-zero exit fails the test with the signal
 name and the tail of the child's stderr.
 """
 import json
@@ -30,6 +30,12 @@ def emit(obj):
     _out.append(obj)
 def as_list(t):
     return t.detach().cpu().double().tolist()
+def raised(fn):
+    try:
+        fn()
+    except Exception as e:  # the type and message are what the test checks
+        return [type(e).__name__, str(e)]
+    return None
 """
 
 _EPILOGUE = """

@@ -79,47 +79,45 @@ def _warn_if_unwritable(variable, path, setter):
                        f"writable directory, or unset it.", RuntimeWarning, stacklevel=3)
 
 
+def _replace_lazy_function(name, make):
+    """torch._lazy.<name> becomes make(original) (once)."""
+    original = getattr(_torch._lazy, name)
+    if getattr(original, "_ltc_mlir_wrapper", False):
+        return
+    wrapper = _functools.wraps(original)(make(original))
+    wrapper._ltc_mlir_wrapper = True
+    setattr(_torch._lazy, name, wrapper)
+
+
 def _raise_graph_errors_at_mark_step():
     # An error raised by a graph (a runtime check, the TorchScript fallback)
     # is kept by the backend until the end of the sync that ran it: a host
     # read (.item(), .cpu()) raises it, and so does torch._lazy.mark_step,
     # through this wrapper, once its graph and step closures have run.
-    lazy = _torch._lazy
-    if getattr(lazy.mark_step, "_ltc_mlir_wrapper", False):
-        return
-    original = lazy.mark_step
-
-    @_functools.wraps(original)
-    def mark_step(device: str = "", wait=False):
-        try:
-            _C._call_with_python_warnings(lambda: original(device, wait=wait))
-            if wait:
-                _C._drain_pipeline()  # the step's graph has run on return
-        finally:
-            _C._raise_pending_error()
-
-    mark_step._ltc_mlir_wrapper = True
-    lazy.mark_step = mark_step
+    def make(original):
+        def mark_step(device: str = "", wait=False):
+            try:
+                _C._call_with_python_warnings(lambda: original(device, wait=wait))
+                if wait:
+                    _C._drain_pipeline()  # the step's graph has run on return
+            finally:
+                _C._raise_pending_error()
+        return mark_step
+    _replace_lazy_function("mark_step", make)
 
 
 def _raise_graph_errors_at_wait_device_ops():
     # wait_device_ops also waits for graphs running on the pipeline thread
     # (set_pipelined), and raises the error of one that failed.
-    lazy = _torch._lazy
-    if getattr(lazy.wait_device_ops, "_ltc_mlir_wrapper", False):
-        return
-    original = lazy.wait_device_ops
-
-    @_functools.wraps(original)
-    def wait_device_ops(devices=None):
-        try:
-            original(devices) if devices is not None else original()
-        finally:
-            _C._drain_pipeline()
-            _C._raise_pending_error()
-
-    wait_device_ops._ltc_mlir_wrapper = True
-    lazy.wait_device_ops = wait_device_ops
+    def make(original):
+        def wait_device_ops(devices=None):
+            try:
+                original(devices) if devices is not None else original()
+            finally:
+                _C._drain_pipeline()
+                _C._raise_pending_error()
+        return wait_device_ops
+    _replace_lazy_function("wait_device_ops", make)
 
 
 def set_pipelined(enabled=True):

@@ -23,13 +23,6 @@ def eager_fallback_ops():
     return sorted(n for n in lazy_metrics.counter_names()
                   if n.startswith("aten::") and n != "aten::_local_scalar_dense"
                   and lazy_metrics.counter_value(n))
-
-def raised(fn):
-    try:
-        fn()
-    except Exception as e:  # the type and message are what the test checks
-        return [type(e).__name__, str(e)]
-    return None
 """
 
 MISMATCH = "Expected all tensors to be on the same device, but found at least two devices, "
