@@ -23,7 +23,7 @@ import traceback
 
 MODES = ("eager", "ts", "ltc_mlir", "pipelined")
 LTC_MLIR_MODES = ("ltc_mlir", "pipelined")
-PIPELINED_BLOCK = 4
+PIPELINED_BLOCK = 10
 MARKER = "BENCH_RESULT "
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
