@@ -1,6 +1,7 @@
 #include "ltc_backend/pipelined_execution.h"
 
 #include <c10/util/Exception.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -38,9 +39,15 @@ constexpr int64_t kWarmRuns = 3, kRunsPerChoice = 5;
 class Pipeline {
  public:
   static Pipeline& Get() {
-    static auto* pipeline = new Pipeline();
+    static auto* pipeline = [] {
+      auto* p = new Pipeline();
+      started.store(p);
+      return p;
+    }();
     return *pipeline;
   }
+  // The pipeline if it was started, else null.
+  static Pipeline* Started() { return started.load(); }
 
   void Submit(std::function<void()> job) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -75,11 +82,14 @@ class Pipeline {
     }
   }
 
+  static std::atomic<Pipeline*> started;
   std::mutex mu_;
   std::condition_variable changed_;
   std::deque<std::function<void()>> jobs_;
   size_t queued_ = 0;  // submitted and not finished
 };
+
+std::atomic<Pipeline*> Pipeline::started{nullptr};
 
 struct RunMode {
   int threads;
@@ -169,7 +179,19 @@ void Finish(Completion& c, std::shared_ptr<const std::string> failure) {
 
 }  // namespace
 
-bool PipelinedExecution() { return enabled.load(); }
+bool PipelinedExecution() {
+  // fork() (a DataLoader worker, subprocess) first lets the queued graphs
+  // finish, so that no lock of the pipeline thread's (libomp's, oneDNN's,
+  // a static being initialized) is held in the child; the child has no
+  // pipeline thread and runs its graphs itself.
+  static bool registered = [] {
+    pthread_atfork([] { if (Pipeline* p = Pipeline::Started()) p->Drain(); }, nullptr,
+                   [] { enabled.store(false); });
+    return true;
+  }();
+  (void)registered;
+  return enabled.load();
+}
 
 void SetPipelinedExecution(bool on) {
   if (!on) DrainPipeline();

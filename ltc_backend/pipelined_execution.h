@@ -23,7 +23,9 @@
 //    (the other core traces), or with the caller waiting as without
 //    pipelining: whichever gave the shortest step period in its first runs;
 //  - graphs that do not run natively (fallback, partitioned) wait for the
-//    pipeline to drain and run on the caller's thread as before.
+//    pipeline to drain and run on the caller's thread as before;
+//  - fork() waits for the pipeline to drain; the child runs its graphs
+//    itself.
 #pragma once
 
 #include <torch/csrc/lazy/backend/backend_data.h>

@@ -216,6 +216,28 @@ def test_exit_with_graphs_still_queued():
     assert r == "queued"
 
 
+def test_forked_child_runs_its_graphs_itself():
+    # A child forked while pipelining (a DataLoader worker) has no pipeline
+    # thread: its graphs run in mark_step, and it exits normally.
+    r = run("""
+        import os
+        ltc_mlir.set_pipelined(True)
+        x = torch.arange(4.).to("lazy") * 3
+        torch._lazy.mark_step()
+        pid = os.fork()
+        if pid == 0:
+            y = torch.arange(4.).to("lazy") + 1
+            torch._lazy.mark_step()
+            ok = y.cpu().tolist() == [1., 2., 3., 4.] and not ltc_mlir.get_pipelined()
+            sys.stdout.flush()
+            os._exit(0 if ok else 3)
+        _, status = os.waitpid(pid, 0)
+        emit({"child_status": status, "parent": as_list(x), "pipelined": ltc_mlir.get_pipelined()})
+    """, timeout=120)
+    assert r["child_status"] == 0, r
+    assert r["parent"] == [0., 3., 6., 9.] and r["pipelined"], r
+
+
 def test_fallback_graph_runs_after_the_pipeline():
     # A graph that cannot run natively (an op disabled for the test) runs on
     # the caller's thread once the queued native graphs have run.
