@@ -22,6 +22,19 @@ struct Completion {
   std::condition_variable cv;
   bool done = false;
   std::shared_ptr<const std::string> failure;
+
+  void Finish(std::shared_ptr<const std::string> failed) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      failure = std::move(failed);
+      done = true;
+    }
+    cv.notify_all();
+  }
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return done; });
+  }
 };
 
 class MlirData : public torch::lazy::TSData {

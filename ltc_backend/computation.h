@@ -73,7 +73,6 @@ class MlirComputation : public torch::lazy::Computation {
   std::atomic<int64_t> pipeline_tuning_runs{0};  // runs submitted
   struct PipelineTuning {
     std::mutex mutex;
-    int64_t runs_ended = 0;
     std::chrono::steady_clock::time_point last_end;
     // All threads, one fewer, all threads with the caller waiting.
     std::vector<double> periods_ms[3];

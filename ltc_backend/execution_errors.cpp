@@ -45,6 +45,20 @@ std::exception_ptr PythonFacingError(const c10::optional<std::string>& indexMess
       c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, *indexMessage));
 }
 
+// What a failed run of `comp` reports: the text its results carry, and the
+// exception to raise in Python. Call inside the catch.
+struct Failure {
+  std::shared_ptr<const std::string> text;
+  std::exception_ptr error;
+};
+Failure DescribeFailure(const MlirComputation& comp, const std::exception& e) {
+  std::string message = MessageOf(e);
+  c10::optional<std::string> index = IndexErrorMessage(message);
+  return {std::make_shared<const std::string>(comp.name + ", which failed: " +
+                                              (index ? *index : message)),
+          PythonFacingError(index)};
+}
+
 }  // namespace
 
 std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
@@ -71,16 +85,13 @@ std::vector<torch::lazy::BackendDataPtr> RunReportingErrorsAtSync(
     ForgetValuesBeforeUpdates();
     return results;
   } catch (const std::exception& e) {
-    std::string message = MessageOf(e);
-    c10::optional<std::string> index = IndexErrorMessage(message);
-    auto failure = std::make_shared<const std::string>(comp.name + ", which failed: " +
-                                                       (index ? *index : message));
+    Failure failure = DescribeFailure(comp, e);
     RestoreValuesBeforeUpdates();
-    pending_error = PythonFacingError(index);
+    pending_error = failure.error;
     std::vector<torch::lazy::BackendDataPtr> results;
     for (const torch::lazy::Shape& shape : comp.result_shapes()) {
       auto data = std::make_shared<MlirData>(shape, device);
-      data->failure = failure;
+      data->failure = failure.text;
       results.push_back(std::move(data));
     }
     return results;
@@ -99,12 +110,10 @@ void RaisePendingError() {
 
 std::shared_ptr<const std::string> RecordPipelinedFailure(const MlirComputation& comp,
                                                           const std::exception& e) {
-  std::string message = MessageOf(e);
-  c10::optional<std::string> index = IndexErrorMessage(message);
+  Failure failure = DescribeFailure(comp, e);
   std::lock_guard<std::mutex> lock(pipelined_error_mutex);
-  if (!pipelined_error) pipelined_error = PythonFacingError(index);
-  return std::make_shared<const std::string>(comp.name + ", which failed: " +
-                                             (index ? *index : message));
+  if (!pipelined_error) pipelined_error = failure.error;
+  return failure.text;
 }
 
 void CheckComputed(const torch::lazy::BackendData& data, const char* what) {

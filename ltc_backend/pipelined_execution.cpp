@@ -161,20 +161,11 @@ void RecordRunEnd(MlirComputation& comp, int64_t run, int all_threads) {
   // The first run of each phase pays for the change (new oneDNN kernels
   // for another cut, a caller that was ahead): not a sample.
   bool first_of_phase = run >= kWarmRuns && (run - kWarmRuns) % kRunsPerChoice == 0;
-  if (all_threads > 1 && t.runs_ended > 0 && !first_of_phase && phase != Phase::kWarm &&
-      phase != Phase::kChosen)
+  // Runs end in order on the one pipeline thread: a measured run (after
+  // the warm ones) always has a previous end.
+  if (all_threads > 1 && !first_of_phase && phase != Phase::kWarm && phase != Phase::kChosen)
     t.periods_ms[static_cast<int>(phase) - 1].push_back(MsBetween(t.last_end, now));
   t.last_end = now;
-  ++t.runs_ended;
-}
-
-void Finish(Completion& c, std::shared_ptr<const std::string> failure) {
-  {
-    std::lock_guard<std::mutex> lock(c.mu);
-    c.failure = std::move(failure);
-    c.done = true;
-  }
-  c.cv.notify_all();
 }
 
 }  // namespace
@@ -231,12 +222,9 @@ std::vector<torch::lazy::BackendDataPtr> SubmitNative(
                              comp->fallback_ops, comp->native_op_counts);
     run.reset();
     inputs.clear();
-    Finish(*completion, std::move(failure));
+    completion->Finish(std::move(failure));
   });
-  if (mode.caller_waits) {
-    std::unique_lock<std::mutex> lock(completion->mu);
-    completion->cv.wait(lock, [&] { return completion->done; });
-  }
+  if (mode.caller_waits) completion->Wait();
   return results;
 }
 
@@ -246,10 +234,7 @@ void DrainPipeline() {
 
 void WaitUntilComputed(const torch::lazy::BackendData& data) {
   const auto* mlir = dynamic_cast<const MlirData*>(&data);
-  if (!mlir || !mlir->completion) return;
-  Completion& c = *mlir->completion;
-  std::unique_lock<std::mutex> lock(c.mu);
-  c.cv.wait(lock, [&] { return c.done; });
+  if (mlir && mlir->completion) mlir->completion->Wait();
 }
 
 }  // namespace backend
