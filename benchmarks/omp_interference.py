@@ -3,7 +3,7 @@ that follow it? libomp workers spin after a parallel region unless told not
 to (KMP_BLOCKTIME); the runtime sets blocktime 0. This prints the time of an
 eager op right after a compiled graph, relative to the same op without it.
 
-Not a test. Usage: PYTHONPATH=build/python_packages /usr/bin/python3 benchmarks/omp_interference.py
+Not a test. Usage: PYTHONPATH=build/python_packages .venv/bin/python benchmarks/omp_interference.py
 """
 import time
 

@@ -11,7 +11,7 @@ results.json (raw samples and medians), table.txt and ratio.png to
 --out-dir. Not a test.
 
 Usage: scripts/bench.sh [options]   (or PYTHONPATH=build/python_packages
-/usr/bin/python3 benchmarks/suite.py [options])
+.venv/bin/python benchmarks/suite.py [options])
 """
 import argparse
 import datetime

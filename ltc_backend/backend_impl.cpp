@@ -1,6 +1,8 @@
 #include "ltc_backend/backend_impl.h"
 
 #include <torch/csrc/lazy/backend/backend_interface.h>
+#include <torch/csrc/lazy/core/internal_ops/ltc_ops.h>
+#include <torch/csrc/lazy/core/lazy_graph_executor.h>
 #include <torch/csrc/lazy/core/metrics.h>
 #include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
@@ -28,7 +30,7 @@
 #include "ltc_backend/view_kernels.h"
 
 // LTC's code-generated Lazy kernels; exported by libtorch_cpu but declared in
-// no header torch 1.13 ships.
+// no header torch ships.
 namespace at {
 void RegisterTorchScriptLazyNativeFunctions();
 void RegisterTorchScriptAutogradLazyNativeFunctions();
@@ -78,21 +80,16 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
                                        const torch::lazy::Shape& shape) const override {
     return std::make_shared<MlirData>(shape, device);
   }
-  // LTC asks these for every root, then for every node of the post-order,
-  // of each sync: recorded to check the cached computation's wiring
-  // (sync_trace.h).
-  bool ShouldSyncTensor(const torch::lazy::LazyTensorPtr tensor) const override {
-    bool sync = torch::lazy::BackendImplInterface::ShouldSyncTensor(tensor);
-    if (sync) TraceRoot(tensor->CurrentIrValue());
-    return sync;
-  }
-  BackendDataPtr GetComputationDataFromNode(torch::lazy::Node* node) const override {
+  // LTC asks this for every node of the post-order of each sync (after
+  // MlirGraphExecutor::ShouldSyncTensor for every root): recorded to check
+  // the cached computation's wiring (sync_trace.h).
+  BackendDataPtr GetComputationDataFromNode(const torch::lazy::Node* node) const override {
     BackendDataPtr data = ts_->GetComputationDataFromNode(node);
     TracePostOrderNode(node, data);
     return data;
   }
   at::Tensor MakeTensorFromComputationData(
-      const BackendDataPtr data, c10::optional<at::ScalarType> logical_scalar_type) const override {
+      const BackendDataPtr data, std::optional<at::ScalarType> logical_scalar_type) const override {
     // A value read back to the host (.item(), .cpu()) ends the sync that
     // computed it: that sync's error is raised here, once.
     WaitUntilComputed(*data);
@@ -103,7 +100,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
 
   std::unique_ptr<torch::lazy::LoweringContext> CreateLoweringContext(
       const std::string& name, BackendDevice device,
-      c10::ArrayRef<torch::lazy::Node*> post_order,
+      c10::ArrayRef<const torch::lazy::Node*> post_order,
       torch::lazy::Util::EmissionMap emit_status) const override {
     FreezeSyncTrace();
     return std::make_unique<MlirLoweringContext>(name, std::move(device), post_order,
@@ -212,6 +209,17 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
   torch::lazy::BackendImplInterface* ts_;
 };
 
+// LTC's graph executor, which asks ShouldSyncTensor for every root of a
+// sync, in order: recorded for the wiring check (sync_trace.h).
+class MlirGraphExecutor : public torch::lazy::LazyGraphExecutor {
+ private:
+  bool ShouldSyncTensor(const torch::lazy::LazyTensorPtr& tensor) const override {
+    bool sync = tensor->GetIrValue()->op() != torch::lazy::ltc_not_supported;
+    if (sync) TraceRoot(tensor->CurrentIrValue());
+    return sync;
+  }
+};
+
 // huber_loss's result is eager's `empty_like(input)` (the elementwise loss
 // computed in the promoted dtype, then cast): input's dtype, never the
 // promotion with target's (f32 input, f64 target is f32), where its Meta
@@ -243,6 +251,8 @@ void InitBackend() {
     }
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    static MlirGraphExecutor* executor = new MlirGraphExecutor();
+    torch::lazy::LazyGraphExecutor::Register(executor);
     // Our kernels for torch 1.13 lazy bugs, then the device check in front of
     // every Lazy kernel (ours included).
     RegisterSplitKernels();
@@ -375,7 +385,6 @@ void InitBackend() {
     RegisterEqualKernel();
     RegisterShiftOperatorKernels();
     RegisterRot90Kernel();
-    RegisterAttentionKernels();
     RegisterRreluKernels();
     RegisterFractionalPoolKernels();
     RegisterGridSampleKernel();

@@ -128,7 +128,7 @@ std::vector<int64_t> FromNode(const torch::lazy::Node* node, at::IntArrayRef siz
   static const torch::lazy::OpKind to_copy(at::aten::_to_copy);
   if (!node || --budget < 0) return RowMajor(sizes);
   if (torch::lazy::BackendDataPtr data =
-          torch::lazy::getBackend()->GetComputationDataFromNode(const_cast<torch::lazy::Node*>(node)))
+          torch::lazy::getBackend()->GetComputationDataFromNode(node))
     return FromData(data, sizes);
   const std::string op = node->op().ToString();
   const int64_t rank = static_cast<int64_t>(sizes.size());
@@ -180,7 +180,7 @@ std::vector<int64_t> EagerStrides(const at::Tensor& tensor) {
                          : tensor;
   torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(value);
   if (!lazy) return RowMajor(sizes);
-  if (c10::optional<at::Tensor> host = lazy->CurrentTensorData()) {
+  if (std::optional<at::Tensor> host = lazy->CurrentTensorData()) {
     std::vector<int64_t> strides = PreservedPermutedStrides(*host);
     return strides.empty() ? RowMajor(sizes) : strides;
   }
@@ -227,14 +227,14 @@ std::unordered_map<const c10::TensorImpl*, DetachedOrigin>& DetachedOrigins() {
   return *origins;
 }
 
-c10::optional<ViewOrigin> FindDetachedOrigin(const at::Tensor& tensor) {
+std::optional<ViewOrigin> FindDetachedOrigin(const at::Tensor& tensor) {
   std::lock_guard<std::mutex> lock(detached_mutex);
   auto& origins = DetachedOrigins();
   auto it = origins.find(tensor.unsafeGetTensorImpl());
-  if (it == origins.end()) return c10::nullopt;
+  if (it == origins.end()) return std::nullopt;
   if (it->second.detached.lock().get() != tensor.unsafeGetTensorImpl()) {
     origins.erase(it);
-    return c10::nullopt;
+    return std::nullopt;
   }
   return it->second.origin;
 }
@@ -259,7 +259,7 @@ ViewOrigin FindViewOrigin(const at::Tensor& tensor) {
   ViewOrigin origin{tensor, nullptr};
   auto* view = torch::autograd::impl::get_view_autograd_meta(tensor);
   if (!view || !view->has_bw_view() || !view->get_backward_view().has_view_fn()) {
-    if (c10::optional<ViewOrigin> detached = FindDetachedOrigin(tensor)) return *detached;
+    if (std::optional<ViewOrigin> detached = FindDetachedOrigin(tensor)) return *detached;
     return origin;
   }
   const torch::autograd::ViewInfo& info = view->get_backward_view();
@@ -279,7 +279,8 @@ ViewOrigin FindViewOrigin(const at::Tensor& tensor) {
     return origin;
   }
   origin.base = info.base_;
-  origin.view_fn = info.view_fn();
+  std::shared_ptr<torch::autograd::ViewFunc> replay = info.view_fn().clone_and_set();
+  origin.view_fn = [replay](const at::Tensor& base) { return (*replay)(base); };
   return origin;
 }
 

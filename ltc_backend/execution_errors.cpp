@@ -30,16 +30,16 @@ std::string MessageOf(const std::exception& e) {
 
 // A runtime check tagged as an index error (ltc_mlir::kIndexErrorTag):
 // the message without the tag, or nullopt for any other error.
-c10::optional<std::string> IndexErrorMessage(const std::string& message) {
+std::optional<std::string> IndexErrorMessage(const std::string& message) {
   const std::string prefix = std::string("ltc_mlir: ") + ltc_mlir::kIndexErrorTag;
-  if (message.rfind(prefix, 0) != 0) return c10::nullopt;
+  if (message.rfind(prefix, 0) != 0) return std::nullopt;
   return "ltc_mlir: " + message.substr(prefix.size());
 }
 
 // The error to raise for a failed run: a failed index check (its message
 // from IndexErrorMessage) becomes c10::IndexError (Python's IndexError, as
 // in eager); anything else is raised as it was thrown. Call inside the catch.
-std::exception_ptr PythonFacingError(const c10::optional<std::string>& indexMessage) {
+std::exception_ptr PythonFacingError(const std::optional<std::string>& indexMessage) {
   if (!indexMessage) return std::current_exception();
   return std::make_exception_ptr(c10::IndexError(
       c10::SourceLocation{__func__, __FILE__, static_cast<uint32_t>(__LINE__)}, *indexMessage));
@@ -53,7 +53,7 @@ struct Failure {
 };
 Failure DescribeFailure(const MlirComputation& comp, const std::exception& e) {
   std::string message = MessageOf(e);
-  c10::optional<std::string> index = IndexErrorMessage(message);
+  std::optional<std::string> index = IndexErrorMessage(message);
   return {std::make_shared<const std::string>(comp.name + ", which failed: " +
                                               (index ? *index : message)),
           PythonFacingError(index)};

@@ -12,7 +12,7 @@ struct ViewMetasTag {};
 constexpr auto MemberOf(ViewMetasTag);
 template struct ExposePrivateMember<ViewMetasTag, &at::FunctionalTensorWrapper::view_metas_>;
 
-std::vector<at::functionalization::ViewMeta>& ViewMetasOf(at::FunctionalTensorWrapper* wrapper) {
+std::vector<std::shared_ptr<at::functionalization::ViewMeta>>& ViewMetasOf(at::FunctionalTensorWrapper* wrapper) {
   return wrapper->*MemberOf(ViewMetasTag{});
 }
 

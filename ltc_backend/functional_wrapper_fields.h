@@ -12,7 +12,7 @@ namespace ltc_mlir {
 namespace backend {
 
 // The wrapper's view chain from its storage's base.
-std::vector<at::functionalization::ViewMeta>& ViewMetasOf(at::FunctionalTensorWrapper* wrapper);
+std::vector<std::shared_ptr<at::functionalization::ViewMeta>>& ViewMetasOf(at::FunctionalTensorWrapper* wrapper);
 
 // The storage generation the wrapper's value reflects.
 size_t& GenerationOf(at::FunctionalTensorWrapper* wrapper);

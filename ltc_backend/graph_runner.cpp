@@ -131,11 +131,12 @@ namespace {
   std::string message = rest.substr(colon + 2);
   while (!message.empty() && message.back() == '\n') message.pop_back();
   message += "\n(raised while graph " + graph + " ran through the TorchScript fallback)";
-  if (kind == "IndexError") throw c10::IndexError(message, "");
-  if (kind == "ValueError") throw c10::ValueError(message, "");
-  if (kind == "TypeError") throw c10::TypeError(message, "");
-  if (kind == "NotImplementedError") throw c10::NotImplementedError(message, "");
-  throw c10::Error(message, "");
+  const c10::SourceLocation here{__func__, __FILE__, static_cast<uint32_t>(__LINE__)};
+  if (kind == "IndexError") throw c10::IndexError(here, message);
+  if (kind == "ValueError") throw c10::ValueError(here, message);
+  if (kind == "TypeError") throw c10::TypeError(here, message);
+  if (kind == "NotImplementedError") throw c10::NotImplementedError(here, message);
+  throw c10::Error(here, message);
 }
 
 }  // namespace

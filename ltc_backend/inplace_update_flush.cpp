@@ -73,7 +73,7 @@ void RegisterInplaceUpdateFlush() {
     c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
     for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
       if (name.name.rfind("aten::", 0) != 0) continue;
-      c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+      std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
       if (!op || !op->hasSchema() || !WritesAnArgument(op->schema())) continue;
       if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
           op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))

@@ -13,7 +13,7 @@ MlirLoweringContext::MlirLoweringContext(const std::string& name,
 
 MlirLoweringContext::MlirLoweringContext(
     const std::string& name, torch::lazy::BackendDevice device,
-    c10::ArrayRef<torch::lazy::Node*> post_order,
+    c10::ArrayRef<const torch::lazy::Node*> post_order,
     torch::lazy::Util::EmissionMap emit_status)
     : TSLoweringContext(name, std::move(device), post_order, std::move(emit_status)),
       post_order_(post_order.begin(), post_order.end()),

@@ -14,7 +14,7 @@ class MlirLoweringContext : public torch::lazy::TSLoweringContext {
  public:
   MlirLoweringContext(const std::string& name, torch::lazy::BackendDevice device);
   MlirLoweringContext(const std::string& name, torch::lazy::BackendDevice device,
-                      c10::ArrayRef<torch::lazy::Node*> post_order,
+                      c10::ArrayRef<const torch::lazy::Node*> post_order,
                       torch::lazy::Util::EmissionMap emit_status);
 
   size_t AddResult(const torch::lazy::Output& output) override;

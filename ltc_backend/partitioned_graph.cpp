@@ -270,7 +270,7 @@ std::vector<torch::lazy::BackendDataPtr> RunPartitioned(
     if (it != env.end()) return it->second;
     Node* producer = const_cast<Node*>(v->node());
     if (producer->kind() == c10::prim::Constant) {
-      c10::optional<c10::IValue> constant = torch::jit::toIValue(v);
+      std::optional<c10::IValue> constant = torch::jit::toIValue(v);
       TORCH_CHECK(constant, "ltc_mlir: constant without a value in ", comp.name);
       return env[v] = *constant;
     }

@@ -185,7 +185,7 @@ std::shared_ptr<const TraceSummary> SummarizeTrace(
   std::unordered_set<torch::lazy::BackendData::Handle> seen_data;
   for (const torch::lazy::Node* node : post_order) {
     if (torch::lazy::BackendDataPtr data =
-            ts->GetComputationDataFromNode(const_cast<torch::lazy::Node*>(node))) {
+            ts->GetComputationDataFromNode(node)) {
       // Graph inputs in the order the lowering makes them parameters.
       if (seen_data.insert(data->GetHandle()).second) {
         s->inputs.push_back(ShapeText(data->shape()));

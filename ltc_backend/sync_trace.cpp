@@ -69,7 +69,7 @@ std::optional<DagWiring> DagFingerprint(c10::ArrayRef<const torch::lazy::Node*> 
     if (!data_handles.empty()) {
       handle = data_handles[i];
     } else if (torch::lazy::BackendDataPtr data =
-                   ts->GetComputationDataFromNode(const_cast<torch::lazy::Node*>(node))) {
+                   ts->GetComputationDataFromNode(node)) {
       handle = data->GetHandle();
     }
     if (handle != kNoData) {
@@ -104,7 +104,7 @@ void TraceRoot(const torch::lazy::Value& root) {
   g_state.trace.roots.push_back(root);
 }
 
-void TracePostOrderNode(torch::lazy::Node* node, const torch::lazy::BackendDataPtr& data) {
+void TracePostOrderNode(const torch::lazy::Node* node, const torch::lazy::BackendDataPtr& data) {
   // Not inside a sync's post-order (or past it: lowering).
   if (g_state.phase == Phase::kIdle || g_state.phase == Phase::kFrozen) return;
   g_state.phase = Phase::kPostOrder;

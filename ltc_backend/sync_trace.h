@@ -43,13 +43,13 @@ std::optional<DagWiring> DagFingerprint(c10::ArrayRef<const torch::lazy::Node*> 
 
 struct SyncTrace {
   std::vector<torch::lazy::Value> roots;   // in ShouldSyncTensor order (the results)
-  std::vector<torch::lazy::Node*> post_order;  // LTC's, for the parameters' order
+  std::vector<const torch::lazy::Node*> post_order;  // LTC's, for the parameters' order
   std::vector<int64_t> data_handles;           // per node, kNoData if none
 };
 
 // Hooks called by the backend (this thread's trace).
 void TraceRoot(const torch::lazy::Value& root);
-void TracePostOrderNode(torch::lazy::Node* node, const torch::lazy::BackendDataPtr& data);
+void TracePostOrderNode(const torch::lazy::Node* node, const torch::lazy::BackendDataPtr& data);
 // The post-order is complete (LTC lowers it next): later calls are not part of it.
 void FreezeSyncTrace();
 // The trace of the sync being executed on this thread, and a fresh start.

@@ -245,7 +245,7 @@ class Emitter {
 
   void EmitConstant(const torch::jit::Node* node) {
     const torch::jit::Value* out = node->output();
-    c10::optional<c10::IValue> iv = torch::jit::toIValue(out);
+    std::optional<c10::IValue> iv = torch::jit::toIValue(out);
     if (!iv) return Unsupported("prim::Constant", "constant without a value");
     if (iv->isNone()) {
       Bind(out, EmitOp("torch.constant.none", {}, {}, "", "!torch.none"), "!torch.none");
@@ -378,7 +378,7 @@ class Emitter {
     if (k == c10::aten::clone || k == c10::aten::detach || k == c10::aten::contiguous) {
       sizes = in_sizes;
     } else if (k == c10::aten::expand || k == c10::aten::expand_copy) {
-      c10::optional<c10::IValue> list = torch::jit::toIValue(node->input(1));
+      std::optional<c10::IValue> list = torch::jit::toIValue(node->input(1));
       if (!list || !list->isIntList()) return nullptr;
       sizes = list->toIntVector();
       size_t lead = sizes.size() - std::min(sizes.size(), in_sizes.size());
@@ -431,7 +431,7 @@ class Emitter {
       sizes = *tt->sizes().concrete_sizes();
       if (*tt->scalarType() == dtype) return nullptr;
     } else {
-      c10::optional<c10::IValue> training = torch::jit::toIValue(node->input(forward ? 5 : 7));
+      std::optional<c10::IValue> training = torch::jit::toIValue(node->input(forward ? 5 : 7));
       if (!training || !training->isBool() || !training->toBool()) return nullptr;
       sizes = {(*in->sizes().concrete_sizes())[1]};
     }

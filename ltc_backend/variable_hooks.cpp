@@ -46,7 +46,7 @@ class LazyAliasVariableHooks : public at::impl::VariableHooksInterface {
   at::TensorBase tensor_data(const at::TensorBase& self) const override {
     return autograd_->tensor_data(self);
   }
-  const std::shared_ptr<torch::autograd::Node>& grad_fn(const at::TensorBase& self) const override {
+  const c10::intrusive_ptr<torch::autograd::Node>& grad_fn(const at::TensorBase& self) const override {
     return autograd_->grad_fn(self);
   }
   unsigned _register_hook(const at::TensorBase& self,
@@ -84,7 +84,7 @@ class LazyAliasVariableHooks : public at::impl::VariableHooksInterface {
     at::Tensor fresh;
     {
       at::AutoDispatchBelowADInplaceOrView guard;
-      fresh = at::_ops::clone::call(at::Tensor(at::TensorBase(new_data)), c10::nullopt);
+      fresh = at::_ops::clone::call(at::Tensor(at::TensorBase(new_data)), std::nullopt);
     }
     autograd_->set_data(self, fresh);
     at::Tensor value = at::functionalization::impl::from_functional_tensor(fresh);
@@ -99,12 +99,24 @@ class LazyAliasVariableHooks : public at::impl::VariableHooksInterface {
     return autograd_->retains_grad(self);
   }
   void _backward(const at::Tensor& self, at::TensorList inputs,
-                 const c10::optional<at::Tensor>& gradient, c10::optional<bool> keep_graph,
+                 const std::optional<at::Tensor>& gradient, std::optional<bool> keep_graph,
                  bool create_graph) const override {
     autograd_->_backward(self, inputs, gradient, keep_graph, create_graph);
   }
   void requires_grad_(const at::TensorBase& self, bool requires_grad) const override {
     autograd_->requires_grad_(self, requires_grad);
+  }
+  void basic_autograd_not_implemented_fallback(const c10::OperatorHandle& op,
+                                               c10::DispatchKeySet keys,
+                                               torch::jit::Stack* stack) const override {
+    autograd_->basic_autograd_not_implemented_fallback(op, keys, stack);
+  }
+  std::optional<c10::ScalarType> grad_dtype(const at::TensorBase& self) const override {
+    return autograd_->grad_dtype(self);
+  }
+  void set_grad_dtype(const at::TensorBase& self,
+                      const std::optional<c10::ScalarType>& dtype) const override {
+    autograd_->set_grad_dtype(self, dtype);
   }
 
  private:

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "ltc_backend/eager_layout.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
 namespace ltc_mlir {
@@ -102,7 +103,7 @@ bool IsExpanded(const ViewGeometry& view) {
 // reaches the base only through the view, so storage locations outside the
 // view get none (RestrictGradToView).
 at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size,
-                         c10::SymIntArrayRef stride, c10::optional<c10::SymInt> storage_offset) {
+                         c10::SymIntArrayRef stride, std::optional<c10::SymInt> storage_offset) {
   ViewOrigin origin = FindViewOrigin(self);
   const at::Tensor& base = origin.base;
   const auto& view_fn = origin.view_fn;
@@ -152,7 +153,7 @@ class AsStridedScatterFunction : public torch::autograd::Function<AsStridedScatt
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self,
                             const at::Tensor& src, c10::IntArrayRef size,
-                            c10::IntArrayRef stride, c10::optional<int64_t> offset) {
+                            c10::IntArrayRef stride, std::optional<int64_t> offset) {
     ctx->saved_data["size"] = size.vec();
     ctx->saved_data["stride"] = stride.vec();
     ctx->saved_data["offset"] = offset ? c10::IValue(*offset) : c10::IValue();
@@ -163,7 +164,7 @@ class AsStridedScatterFunction : public torch::autograd::Function<AsStridedScatt
     std::vector<int64_t> size = ctx->saved_data["size"].toIntVector();
     std::vector<int64_t> stride = ctx->saved_data["stride"].toIntVector();
     const c10::IValue& saved_offset = ctx->saved_data["offset"];
-    c10::optional<int64_t> offset;
+    std::optional<int64_t> offset;
     if (saved_offset.isInt()) offset = saved_offset.toInt();
     at::Tensor grad = grads[0].contiguous();
     at::Tensor grad_src = at::as_strided(grad, size, stride, offset).clone();
@@ -176,17 +177,17 @@ class AsStridedScatterFunction : public torch::autograd::Function<AsStridedScatt
 at::Tensor AsStridedScatterLazy(c10::DispatchKeySet ks, const at::Tensor& self,
                                 const at::Tensor& src, c10::SymIntArrayRef size,
                                 c10::SymIntArrayRef stride,
-                                c10::optional<c10::SymInt> storage_offset) {
+                                std::optional<c10::SymInt> storage_offset) {
   bool differentiable = at::GradMode::is_enabled() &&
                         (self.requires_grad() || src.requires_grad()) &&
                         self.scalar_type() == src.scalar_type();
   if (!differentiable)
     return at::_ops::as_strided_scatter::redispatch(RegularAutogradKeys(ks), self, src, size, stride,
                                                     storage_offset);
-  c10::optional<int64_t> offset;
+  std::optional<int64_t> offset;
   if (storage_offset) offset = storage_offset->expect_int();
-  return AsStridedScatterFunction::apply(self, src, c10::asIntArrayRefSlow(size),
-                                         c10::asIntArrayRefSlow(stride), offset);
+  return AsStridedScatterFunction::apply(self, src, C10_AS_INTARRAYREF_SLOW(size),
+                                         C10_AS_INTARRAYREF_SLOW(stride), offset);
 }
 
 // A meta tensor with self's sizes and the strides eager would give it.
@@ -194,7 +195,7 @@ at::Tensor EagerLayout(const at::Tensor& self) {
   return at::empty_strided(self.sizes(), EagerStridesOfAny(self), self.options().device(at::kMeta));
 }
 
-bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t rank) {
+bool IsChannelsLastFor(std::optional<at::MemoryFormat> memory_format, int64_t rank) {
   return (memory_format == at::MemoryFormat::ChannelsLast && rank == 4) ||
          (memory_format == at::MemoryFormat::ChannelsLast3d && rank == 5);
 }
@@ -211,7 +212,7 @@ bool IsChannelsLastFor(c10::optional<at::MemoryFormat> memory_format, int64_t ra
 // eager would have (Python's Tensor.contiguous, which decides before
 // dispatching, is redirected here by ltc_mlir.init()).
 at::Tensor CloneLazy(c10::DispatchKeySet ks, const at::Tensor& self,
-                     c10::optional<at::MemoryFormat> memory_format) {
+                     std::optional<at::MemoryFormat> memory_format) {
   if (!IsChannelsLastFor(memory_format, self.dim()))
     return at::_ops::clone::redispatch(RegularAutogradKeys(ks), self, memory_format);
   return at::_to_copy(self, self.options(), /*non_blocking=*/false, memory_format);
@@ -236,7 +237,7 @@ at::Tensor ContiguousLazy(c10::DispatchKeySet ks, const at::Tensor& self,
 // as the two calls cannot be told apart here).
 at::Tensor ViewLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::SymIntArrayRef size) {
   if (FindViewOrigin(self).view_fn) {
-    at::DimVector proposed = at::infer_size_dv(c10::asIntArrayRefSlow(size), self.numel());
+    at::DimVector proposed = at::infer_size_dv(C10_AS_INTARRAYREF_SLOW(size), self.numel());
     at::Tensor eager = EagerLayout(self);
     if (!at::detail::computeStride(eager.sizes(), eager.strides(), proposed))
       return at::_unsafe_view(at::clone(self, at::MemoryFormat::Contiguous), proposed);
@@ -256,7 +257,7 @@ at::Tensor IdentityCopyLazy(const at::Tensor& self) {
       return torch::lazy::CreateAtenFromLtcTensor(torch::lazy::LazyTensor::Create(data));
   }
   return at::_ops::clone::redispatch(c10::DispatchKeySet(c10::DispatchKey::Lazy), self,
-                                     c10::nullopt);
+                                     std::nullopt);
 }
 
 }  // namespace
@@ -287,10 +288,7 @@ void RegisterViewKernels() {
   library->impl("view", TORCH_FN(ViewLazy));
   // These two replace LTC's own Lazy kernels on purpose: keep the
   // dispatcher's "overriding a previously registered kernel" warning quiet.
-  struct Quiet : c10::WarningHandler {
-    void process(const c10::SourceLocation&, const std::string&, const bool) override {}
-  } quiet;
-  c10::Warning::WarningHandlerGuard guard(&quiet);
+  QuietWarnings quiet;
   static auto* lazy_library = new torch::Library(torch::Library::IMPL, "aten",
                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
   lazy_library->impl("detach_copy", TORCH_FN(IdentityCopyLazy));

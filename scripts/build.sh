@@ -19,7 +19,9 @@ else
   BUILD="${LTC_MLIR_BUILD_DIR:-$ROOT/build}"
   CONFIG=(-DCMAKE_BUILD_TYPE=Release)
 fi
+PYTHON="${LTC_MLIR_VENV:-$ROOT/.venv}/bin/python"
 if [ ! -f "$BUILD/build.ninja" ]; then
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja "${CONFIG[@]}"
+  cmake -S "$ROOT" -B "$BUILD" -G Ninja "${CONFIG[@]}" -DLTC_MLIR_PYTHON="$PYTHON" \
+    -DLTC_MLIR_LLVM_ROOT="${LTC_MLIR_LLVM_ROOT:-/usr/lib/llvm-22}"
 fi
 cmake --build "$BUILD" -j "${LTC_MLIR_JOBS:-$(nproc)}"

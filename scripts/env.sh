@@ -1,6 +1,7 @@
 # Sourced by the other scripts: where the built package lives and which python to use.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${LTC_MLIR_BUILD_DIR:-$ROOT/build}"
-# Debian's torch is installed for /usr/bin/python3; another python3 on PATH may not see it.
-PY=/usr/bin/python3
+# The project's venv (scripts/setup_venv.sh) with the pinned torch 2.14.
+PY="${LTC_MLIR_VENV:-$ROOT/.venv}/bin/python"
+LLVM_ROOT="${LTC_MLIR_LLVM_ROOT:-/usr/lib/llvm-22}"
 export PYTHONPATH="$BUILD/python_packages${PYTHONPATH:+:$PYTHONPATH}"

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages ltc_mlir needs, skipping those already present.
-# Nothing is downloaded from anywhere but Debian's archive.
+# Python packages (torch 2.14 among them) come from PyPI into .venv:
+# scripts/setup_venv.sh.
 set -euo pipefail
 PACKAGES=(
-  libtorch-dev python3-torch python3-torchvision
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools libomp-22-dev
-  python3-dev pybind11-dev libgtest-dev python3-pytest python3-pytest-xdist python3-hypothesis
-  cmake ninja-build ccache g++ libopenblas0-pthread libdnnl-dev
-  python3-matplotlib
+  libgtest-dev cmake ninja-build ccache g++ libdnnl-dev libopenblas0-pthread
 )
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -3,12 +3,13 @@
 set -euo pipefail
 source "$(dirname "$0")/env.sh"
 "$ROOT/scripts/install_deps.sh"
+"$ROOT/scripts/setup_venv.sh"
 "$ROOT/scripts/build.sh"
 status=0
 echo "== unit tests (GoogleTest) =="
 (cd "$BUILD" && ctest --output-on-failure) || status=1
 echo "== lit tests =="
-/usr/lib/llvm-22/bin/lit -sv "$BUILD/tests/lit" || status=1
+"$LLVM_ROOT/bin/lit" -sv "$BUILD/tests/lit" || status=1
 echo "== python tests (pytest) =="
 # Two workers (pytest-xdist), each file's tests in one worker in order;
 # LTC_MLIR_TEST_JOBS=1 runs them in this process.

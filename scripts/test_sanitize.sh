@@ -3,7 +3,7 @@
 # build-asan/ (scripts/build.sh --sanitize) and runs under them:
 #   1. the GoogleTest units (ctest), with LeakSanitizer,
 #   2. the lit tests (ltc-mlir-opt is instrumented), with LeakSanitizer,
-#   3. a pytest subset in /usr/bin/python3 with the ASan runtime preloaded
+#   3. a pytest subset in .venv/bin/python with the ASan runtime preloaded
 #      (python and torch are not instrumented; only our libraries are checked).
 # Any finding stops the process that made it, and fails this script.
 # Extra arguments replace the pytest subset: scripts/test_sanitize.sh tests/e2e -k mm

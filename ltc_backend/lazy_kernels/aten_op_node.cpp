@@ -83,10 +83,10 @@ c10::IValue MetaArgument(const c10::IValue& v) {
     return twins;
   }
   if (v.isOptionalTensorList()) {
-    c10::List<c10::optional<at::Tensor>> twins;
+    c10::List<std::optional<at::Tensor>> twins;
     for (const c10::IValue& e : v.toListRef())
-      twins.push_back(e.isTensor() ? c10::optional<at::Tensor>(MetaTwin(e.toTensor()))
-                                   : c10::nullopt);
+      twins.push_back(e.isTensor() ? std::optional<at::Tensor>(MetaTwin(e.toTensor()))
+                                   : std::nullopt);
     return twins;
   }
   if (v.isDevice() && v.toDevice().is_lazy()) return c10::Device(c10::kMeta);
@@ -112,10 +112,10 @@ std::unordered_map<c10::OperatorName, size_t>& LikeArgumentTable() {
   return *table;
 }
 
-c10::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
+std::optional<size_t> LikeArgument(const c10::OperatorHandle& op) {
   std::lock_guard<std::mutex> lock(like_argument_mutex);
   auto it = LikeArgumentTable().find(op.operator_name());
-  if (it == LikeArgumentTable().end()) return c10::nullopt;
+  if (it == LikeArgumentTable().end()) return std::nullopt;
   return it->second;
 }
 
@@ -212,7 +212,7 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
                                                  const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
   if (const AtenOpShapeFn* fn = ShapeFnOf(op)) return (*fn)(op, stack);
-  if (c10::optional<size_t> like = LikeArgument(op)) {
+  if (std::optional<size_t> like = LikeArgument(op)) {
     const at::Tensor& t = stack[stack.size() - n + *like].toTensor();
     return {torch::lazy::Shape(t.scalar_type(), t.sizes())};
   }
@@ -245,7 +245,7 @@ void CallAtenOpLazilyWithShapes(const c10::OperatorHandle& op, torch::jit::Stack
     const c10::IValue& v = (*stack)[stack->size() - n + i];
     if (v.isGenerator() && v.toGenerator().defined()) return RunEagerFallback(op, stack);
   }
-  c10::optional<c10::Device> device = CheckOperandDevices(op, *stack);
+  std::optional<c10::Device> device = CheckOperandDevices(op, *stack);
   for (size_t i = 0; i < n && !device; ++i) {  // a factory: its device argument
     const c10::IValue& v = (*stack)[stack->size() - n + i];
     if (v.isDevice() && v.toDevice().is_lazy()) device = v.toDevice();

@@ -28,7 +28,7 @@ namespace backend {
 namespace {
 
 using Result = std::tuple<at::Tensor, at::Tensor, at::Tensor>;
-using OptionalTensor = c10::optional<at::Tensor>;
+using OptionalTensor = std::optional<at::Tensor>;
 
 struct BatchNormOp {
   c10::OperatorHandle op;

@@ -274,7 +274,7 @@ void MaxUnpool3d(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 // [out, in]: row o holds the cubic weights of output o (ATen's
 // coefficients, in its opmath type), taps clamped to [0, in).
 template <typename scalar_t>
-at::Tensor CubicMatrix(int64_t in, int64_t out, bool align_corners, c10::optional<double> scale) {
+at::Tensor CubicMatrix(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
   at::Tensor m = at::zeros({out, in}, c10::CppTypeToScalarType<scalar_t>::value);
   scalar_t* a = m.data_ptr<scalar_t>();
   const scalar_t ratio =
@@ -305,15 +305,15 @@ at::Tensor Separable(const at::Tensor& x, const at::Tensor& ah, const at::Tensor
   return at::view_copy(z, {x.size(0), x.size(1), oh, ow});
 }
 
-c10::optional<double> OptionalDouble(const c10::IValue& v) {
-  if (v.isNone()) return c10::nullopt;
+std::optional<double> OptionalDouble(const c10::IValue& v) {
+  if (v.isNone()) return std::nullopt;
   return v.toDouble();
 }
 
 std::pair<at::Tensor, at::Tensor> CubicMatrices(at::ScalarType dtype, c10::IntArrayRef in,
                                                 c10::IntArrayRef out, bool align_corners,
-                                                c10::optional<double> sh,
-                                                c10::optional<double> sw) {
+                                                std::optional<double> sh,
+                                                std::optional<double> sw) {
   if (dtype == at::kDouble)
     return {CubicMatrix<double>(in[0], out[0], align_corners, sh),
             CubicMatrix<double>(in[1], out[1], align_corners, sw)};

@@ -73,23 +73,6 @@ std::vector<torch::lazy::Shape> HouseholderProductShape(const c10::OperatorHandl
   return {torch::lazy::Shape(input.scalar_type(), input.sizes())};
 }
 
-// _symeig_helper(self, eigenvectors, upper) (torch.symeig): values [..., n],
-// vectors like self or empty. Arguments eager rejects (not square, not
-// floating) run its kernel on a CPU twin of zeros, which raises its error.
-std::vector<torch::lazy::Shape> SymeigShape(const c10::OperatorHandle& op,
-                                            const torch::jit::Stack& stack) {
-  const size_t n = op.schema().arguments().size();
-  const at::Tensor& a = stack[stack.size() - n].toTensor();
-  const bool eigenvectors = stack[stack.size() - n + 1].toBool();
-  if (a.dim() < 2 || a.size(-1) != a.size(-2) || !at::isFloatingType(a.scalar_type()))
-    at::_symeig_helper(at::zeros(a.sizes(), a.options().device(at::kCPU)), eigenvectors,
-                       stack[stack.size() - n + 2].toBool());
-  std::vector<int64_t> values = a.sizes().slice(0, a.dim() - 1).vec();
-  std::vector<int64_t> vectors = eigenvectors || a.numel() == 0 ? a.sizes().vec()
-                                                                : std::vector<int64_t>{0};
-  return {torch::lazy::Shape(a.scalar_type(), values), torch::lazy::Shape(a.scalar_type(), vectors)};
-}
-
 // a @ b for [..., r, c] operands with the same batch dims (below
 // functionalization: views are the _copy ops, so no composite matmul).
 at::Tensor BatchedMatmul(const at::Tensor& a, const at::Tensor& b) {
@@ -152,7 +135,6 @@ void RegisterDenseLinalgKernels() {
   RegisterAtenOpKernel("cholesky_inverse", "self");
   RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
   RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
-  RegisterAtenOpKernel("_symeig_helper", SymeigShape);  // syev (LapackDecompositions.cpp)
   static torch::Library* lib =
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Lazy, __FILE__, __LINE__);
   lib->impl("ormqr", TORCH_FN(Ormqr));

@@ -12,8 +12,8 @@ namespace {
 enum class Tolerates { kCpuScalar, kNothing, kCpu };
 
 struct DeviceScan {
-  c10::optional<c10::Device> lazy;
-  c10::optional<c10::Device> foreign;
+  std::optional<c10::Device> lazy;
+  std::optional<c10::Device> foreign;
   size_t foreign_arg = 0;
 
   void Visit(const at::Tensor& t, Tolerates tolerates, size_t arg) {
@@ -50,7 +50,7 @@ bool HostArgument(const c10::OperatorHandle& op, const c10::Argument& arg) {
 
 }  // namespace
 
-c10::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
+std::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
                                                const torch::jit::Stack& stack) {
   const auto& schema_args = op.schema().arguments();
   const size_t n = schema_args.size();

@@ -19,7 +19,7 @@ namespace backend {
 // device: CPU, or another lazy device. Allowed, as in eager: 0-dim CPU
 // tensors as plain Tensor arguments (they act as scalars and LTC's kernels
 // upload them), and CPU tensors inside Tensor?[] (index tensors).
-c10::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
+std::optional<c10::Device> CheckOperandDevices(const c10::OperatorHandle& op,
                                                const torch::jit::Stack& stack);
 
 }  // namespace backend

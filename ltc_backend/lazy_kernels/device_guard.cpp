@@ -48,7 +48,7 @@ bool HasBoolOperand(const c10::OperatorHandle& op, const torch::jit::Stack& stac
 // Whether the op's (floating, or all) tensor arguments have more than one dtype.
 bool MixedDtypes(const c10::OperatorHandle& op, const torch::jit::Stack& stack,
                  OneDtype which = OneDtype::kFloating) {
-  c10::optional<at::ScalarType> seen;
+  std::optional<at::ScalarType> seen;
   for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
     const c10::IValue& v = BoxedArgument(op, stack, i);
     if (!v.isTensor() || !v.toTensor().defined()) continue;
@@ -160,7 +160,7 @@ size_t InstallLazyDeviceGuard() {
   size_t wrapped = 0;
   for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
     if (name.name.rfind("aten::", 0) != 0 || MovesBetweenDevices(name)) continue;
-    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
     if (!op || !op->hasKernelForDispatchKey(c10::DispatchKey::Lazy)) continue;
     c10::KernelFunction inner = RegisteredKernel(*op, c10::DispatchKey::Lazy);
     if (!inner.isValid()) continue;  // no boxed entry: cannot be wrapped generically

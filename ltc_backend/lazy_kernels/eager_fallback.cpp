@@ -41,7 +41,7 @@ void CountFallback(const c10::OperatorHandle& op) {
 constexpr const char* kViewOperatorNoKernel = " is a view operator with no kernel for ";
 
 // A view's result must share storage with its input; a CPU copy cannot.
-void RejectViewOp(const c10::OperatorHandle& op, const c10::optional<c10::Device>& device) {
+void RejectViewOp(const c10::OperatorHandle& op, const std::optional<c10::Device>& device) {
   for (const c10::Argument& ret : op.schema().returns()) {
     const c10::AliasInfo* alias = ret.alias_info();
     TORCH_CHECK(alias == nullptr || alias->isWrite(), "The operator ", OperatorFullName(op),
@@ -87,10 +87,10 @@ std::vector<c10::IValue> ArgumentsToCpu(size_t n, torch::jit::Stack* stack) {
       for (const c10::IValue& e : v.toListRef()) cpu.push_back(OnCpu(e.toTensor()));
       v = std::move(cpu);
     } else if (v.isOptionalTensorList()) {
-      c10::List<c10::optional<at::Tensor>> cpu;
+      c10::List<std::optional<at::Tensor>> cpu;
       for (const c10::IValue& e : v.toListRef())
-        cpu.push_back(e.isTensor() ? c10::optional<at::Tensor>(OnCpu(e.toTensor()))
-                                   : c10::nullopt);
+        cpu.push_back(e.isTensor() ? std::optional<at::Tensor>(OnCpu(e.toTensor()))
+                                   : std::nullopt);
       v = std::move(cpu);
     }
   }
@@ -110,7 +110,7 @@ bool WritesUnannotated(const c10::OperatorHandle& op, size_t i) {
   return i == 1 && name.name == "aten::rrelu_with_noise" && name.overload_name.empty();
 }
 
-void RunOnCpu(const c10::OperatorHandle& op, const c10::optional<c10::Device>& device,
+void RunOnCpu(const c10::OperatorHandle& op, const std::optional<c10::Device>& device,
               torch::jit::Stack* stack) {
   const auto& args = op.schema().arguments();
   const auto& returns = op.schema().returns();
@@ -156,9 +156,9 @@ void RunOnCpu(const c10::OperatorHandle& op, const c10::optional<c10::Device>& d
 }
 
 void LazyEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-  c10::optional<c10::Device> device = CheckOperandDevices(op, *stack);
+  std::optional<c10::Device> device = CheckOperandDevices(op, *stack);
   RejectViewOp(op, device);
-  if (HasExplicitDevice(op, *stack)) device = c10::nullopt;  // results stay where it says
+  if (HasExplicitDevice(op, *stack)) device = std::nullopt;  // results stay where it says
   CountFallback(op);
   RunOnCpu(op, device, stack);
 }

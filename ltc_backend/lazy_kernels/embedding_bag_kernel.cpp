@@ -38,7 +38,7 @@ using Results = std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor>;
 
 Results LazyEmbeddingBag(const at::Tensor& weight, const at::Tensor& indices,
                          const at::Tensor& offsets, int64_t mode,
-                         const c10::optional<at::Tensor>& perSampleWeights,
+                         const std::optional<at::Tensor>& perSampleWeights,
                          bool includeLastOffset, int64_t paddingIdx) {
   at::TensorOptions longs = indices.options().dtype(at::kLong);
   int64_t n = indices.numel();
@@ -69,7 +69,7 @@ Results LazyEmbeddingBag(const at::Tensor& weight, const at::Tensor& indices,
 
 bool Handled(const at::Tensor& weight, const at::Tensor& indices, const at::Tensor& offsets,
              bool scaleGradByFreq, int64_t mode,
-             const c10::optional<at::Tensor>& perSampleWeights) {
+             const std::optional<at::Tensor>& perSampleWeights) {
   bool perSampleOk = !perSampleWeights || !perSampleWeights->defined() ||
                      (mode == kModeSum && perSampleWeights->sizes().equals(indices.sizes()) &&
                       perSampleWeights->scalar_type() == weight.scalar_type());
@@ -85,8 +85,8 @@ bool Handled(const at::Tensor& weight, const at::Tensor& indices, const at::Tens
 // mode, sparse, per_sample_weights, include_last_offset, padding_idx)
 Results EmbeddingBagPadding(const at::Tensor& weight, const at::Tensor& indices,
                             const at::Tensor& offsets, bool scaleGradByFreq, int64_t mode,
-                            bool sparse, const c10::optional<at::Tensor>& perSampleWeights,
-                            bool includeLastOffset, c10::optional<int64_t> paddingIdx) {
+                            bool sparse, const std::optional<at::Tensor>& perSampleWeights,
+                            bool includeLastOffset, std::optional<int64_t> paddingIdx) {
   if (!Handled(weight, indices, offsets, scaleGradByFreq, mode, perSampleWeights) ||
       (includeLastOffset && offsets.numel() < 1))
     return at::native::embedding_bag(weight, indices, offsets, scaleGradByFreq, mode, sparse,
@@ -100,9 +100,9 @@ Results EmbeddingBagPadding(const at::Tensor& weight, const at::Tensor& indices,
 
 Results EmbeddingBag(const at::Tensor& weight, const at::Tensor& indices,
                      const at::Tensor& offsets, bool scaleGradByFreq, int64_t mode, bool sparse,
-                     const c10::optional<at::Tensor>& perSampleWeights, bool includeLastOffset) {
+                     const std::optional<at::Tensor>& perSampleWeights, bool includeLastOffset) {
   return EmbeddingBagPadding(weight, indices, offsets, scaleGradByFreq, mode, sparse,
-                             perSampleWeights, includeLastOffset, c10::nullopt);
+                             perSampleWeights, includeLastOffset, std::nullopt);
 }
 
 }  // namespace

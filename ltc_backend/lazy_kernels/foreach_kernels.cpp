@@ -34,7 +34,7 @@ namespace {
 const char kForeachPrefix[] = "aten::_foreach_";
 
 // The per-tensor op of a foreach op named `base`, if its arguments line up.
-c10::optional<c10::OperatorHandle> FindPerTensorOp(const c10::OperatorHandle& foreach,
+std::optional<c10::OperatorHandle> FindPerTensorOp(const c10::OperatorHandle& foreach,
                                                    const std::string& base) {
   const c10::OperatorName& name = foreach.operator_name();
   std::vector<std::string> overloads;
@@ -44,7 +44,7 @@ c10::optional<c10::OperatorHandle> FindPerTensorOp(const c10::OperatorHandle& fo
   overloads.push_back("");
   c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   for (const std::string& candidate : overloads) {
-    c10::optional<c10::OperatorHandle> op = dispatcher.findSchema({base, candidate});
+    std::optional<c10::OperatorHandle> op = dispatcher.findSchema({base, candidate});
     if (!op) continue;
     const auto& per_args = op->schema().arguments();
     const auto& args = foreach.schema().arguments();
@@ -66,7 +66,7 @@ c10::optional<c10::OperatorHandle> FindPerTensorOp(const c10::OperatorHandle& fo
     }
     if (fits) return op;
   }
-  return c10::nullopt;
+  return std::nullopt;
 }
 
 struct PerTensor {
@@ -74,16 +74,16 @@ struct PerTensor {
   bool copy_back;  // an out-of-place op for an in-place foreach op
 };
 
-c10::optional<PerTensor> PerTensorOp(const c10::OperatorHandle& foreach) {
+std::optional<PerTensor> PerTensorOp(const c10::OperatorHandle& foreach) {
   std::string base = "aten::" + foreach.operator_name().name.substr(sizeof(kForeachPrefix) - 1);
-  if (c10::optional<c10::OperatorHandle> op = FindPerTensorOp(foreach, base))
+  if (std::optional<c10::OperatorHandle> op = FindPerTensorOp(foreach, base))
     return PerTensor{*op, false};
   // _foreach_maximum_ has no maximum_: maximum, then copy_ into self.
-  if (base.back() != '_') return c10::nullopt;
+  if (base.back() != '_') return std::nullopt;
   base.pop_back();
-  if (c10::optional<c10::OperatorHandle> op = FindPerTensorOp(foreach, base))
+  if (std::optional<c10::OperatorHandle> op = FindPerTensorOp(foreach, base))
     return PerTensor{*op, true};
-  return c10::nullopt;
+  return std::nullopt;
 }
 
 class ForeachAsLoop final : public c10::OperatorKernel {
@@ -98,7 +98,7 @@ class ForeachAsLoop final : public c10::OperatorKernel {
     std::vector<c10::IValue> in(stack->end() - n, stack->end());
     torch::jit::drop(*stack, n);
     size_t length = 0;
-    c10::optional<size_t> first_list;
+    std::optional<size_t> first_list;
     for (size_t j = 0; j < n; ++j) {
       if (!in[j].isList()) continue;
       size_t size = in[j].toListRef().size();
@@ -164,9 +164,9 @@ size_t RegisterForeachKernels() {
     const std::string& overload = name.overload_name;
     if (overload == "out" || (overload.size() > 4 && overload.compare(overload.size() - 4, 4, "_out") == 0))
       continue;
-    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
     if (!op || !op->hasSchema()) continue;
-    c10::optional<PerTensor> per_tensor = PerTensorOp(*op);
+    std::optional<PerTensor> per_tensor = PerTensorOp(*op);
     if (!per_tensor) continue;
     std::string short_name = name.name.substr(6);
     if (!overload.empty()) short_name += "." + overload;

@@ -110,7 +110,7 @@ size_t RegisterFunctionalizedComposites() {
   c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
     if (name.name.rfind("aten::", 0) != 0) continue;
-    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
     if (!op || !op->hasSchema() || !IsFunctionalExplicitComposite(*op)) continue;
     std::string impl_name = name.name.substr(6);
     if (!name.overload_name.empty()) impl_name += "." + name.overload_name;

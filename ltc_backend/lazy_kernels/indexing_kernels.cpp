@@ -30,12 +30,12 @@ const c10::IValue& Arg(const c10::OperatorHandle& op, const torch::jit::Stack& s
   return stack[stack.size() - op.schema().arguments().size() + i];
 }
 
-c10::List<c10::optional<at::Tensor>> MetaIndices(const c10::IValue& indices) {
-  c10::List<c10::optional<at::Tensor>> meta;
+c10::List<std::optional<at::Tensor>> MetaIndices(const c10::IValue& indices) {
+  c10::List<std::optional<at::Tensor>> meta;
   for (const c10::IValue& e : indices.toListRef())
     meta.push_back(e.isTensor() && e.toTensor().defined()
-                       ? c10::optional<at::Tensor>(MetaLike(e.toTensor()))
-                       : c10::nullopt);
+                       ? std::optional<at::Tensor>(MetaLike(e.toTensor()))
+                       : std::nullopt);
   return meta;
 }
 

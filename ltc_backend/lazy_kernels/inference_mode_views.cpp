@@ -57,7 +57,8 @@ class NormalViewsInInferenceMode final : public c10::OperatorKernel {
       ~RestoreOnExit() { c10::AutogradState::set_tls_state(saved); }
     } restore;
     c10::AutogradState::set_tls_state(c10::AutogradState(
-        /*grad_mode=*/false, /*inference_mode=*/false, /*fw_grad_mode=*/false));
+        /*grad_mode=*/false, /*inference_mode=*/false, /*fw_grad_mode=*/false,
+        /*multithreading_enabled=*/restore.saved.get_multithreading_enabled()));
     inner_.callBoxed(op, keys, stack);
   }
 

@@ -58,7 +58,7 @@ size_t WrapFunctionalizeKernels(torch::Library& lib,
   size_t wrapped = 0;
   for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
     if (name.name.rfind("aten::", 0) != 0) continue;
-    c10::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
     if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(c10::DispatchKey::Functionalize) ||
         !select(op->schema()))
       continue;

@@ -45,10 +45,10 @@ class QuietWarnings {
 
  private:
   struct Discard : c10::WarningHandler {
-    void process(const c10::SourceLocation&, const std::string&, bool) override {}
+    void process(const c10::Warning&) override {}
   };
   Discard handler_;
-  c10::Warning::WarningHandlerGuard guard_;
+  c10::WarningUtils::WarningHandlerGuard guard_;
 };
 
 }  // namespace backend

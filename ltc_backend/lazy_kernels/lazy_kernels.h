@@ -66,9 +66,6 @@ void RegisterEqualKernel();
 void RegisterShiftOperatorKernels();
 // rot90 as flip + permute_copy (its composite's transpose_ fell back).
 void RegisterRot90Kernel();
-// _scaled_dot_product_attention(_forward) as its math composite: the fused
-// inference op had no Lazy kernel (attention_kernel.cpp).
-void RegisterAttentionKernels();
 // rrelu_with_noise(_) as leaky_relu (eval) or random slopes (training)
 // (rrelu_kernel.cpp): F.rrelu ran eagerly.
 void RegisterRreluKernels();

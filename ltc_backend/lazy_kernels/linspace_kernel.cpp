@@ -55,8 +55,8 @@ void CheckSteps(int64_t steps) {
 }
 
 at::Tensor Linspace(const at::Scalar& start, const at::Scalar& end, int64_t steps,
-                    c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
-                    c10::optional<at::Device> device, c10::optional<bool> pinMemory) {
+                    std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+                    std::optional<at::Device> device, std::optional<bool> pinMemory) {
   CheckSteps(steps);
   at::ScalarType type = dtype.value_or(c10::typeMetaToScalarType(at::get_default_dtype()));
   at::TensorOptions options = at::TensorOptions().dtype(type).layout(layout).device(device);
@@ -71,8 +71,8 @@ at::Tensor Linspace(const at::Scalar& start, const at::Scalar& end, int64_t step
 }
 
 at::Tensor Logspace(const at::Scalar& start, const at::Scalar& end, int64_t steps, double base,
-                    c10::optional<at::ScalarType> dtype, c10::optional<at::Layout> layout,
-                    c10::optional<at::Device> device, c10::optional<bool> pinMemory) {
+                    std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+                    std::optional<at::Device> device, std::optional<bool> pinMemory) {
   CheckSteps(steps);
   at::ScalarType type = dtype.value_or(c10::typeMetaToScalarType(at::get_default_dtype()));
   at::TensorOptions options = at::TensorOptions().dtype(type).layout(layout).device(device);

@@ -38,7 +38,7 @@ bool Handled(const at::Tensor& a, const at::Tensor& b, const std::string& driver
 }
 
 LstsqResult LstsqLazy(c10::DispatchKeySet ks, const at::Tensor& a, const at::Tensor& b,
-                      c10::optional<double> rcond, c10::optional<c10::string_view> driverArg) {
+                      std::optional<double> rcond, std::optional<c10::string_view> driverArg) {
   std::string driver = driverArg ? std::string(*driverArg) : "gelsy";
   if (!Handled(a, b, driver))
     return at::_ops::linalg_lstsq::redispatch(RegularAutogradKeys(ks), a, b, rcond, driverArg);

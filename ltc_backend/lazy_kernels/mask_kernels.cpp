@@ -243,11 +243,11 @@ void Unique2Boxed(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 }  // namespace
 
 c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indices) {
-  c10::List<c10::optional<at::Tensor>> replaced;
+  c10::List<std::optional<at::Tensor>> replaced;
   int64_t dim = 0;  // the dim of self the next index applies to
   for (const c10::IValue& e : indices.toListRef()) {
     if (!e.isTensor() || !e.toTensor().defined()) {
-      replaced.push_back(c10::nullopt);
+      replaced.push_back(std::nullopt);
       ++dim;
       continue;
     }

@@ -59,7 +59,7 @@ void Multinomial(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   if (!replacement || samples == 1) {
     TORCH_CHECK(!bad[0] && !bad[1], "probability tensor contains either `inf`, `nan` or element < 0");
     TORCH_CHECK(!bad[2], "invalid multinomial distribution (sum of probabilities <= 0)");
-    at::Tensor race = at::div(rows, at::exponential(at::empty_like(rows), 1.0, c10::nullopt));
+    at::Tensor race = at::div(rows, at::exponential(at::empty_like(rows), 1.0, std::nullopt));
     result = samples == 1 ? at::argmax(race, -1, /*keepdim=*/true)
                           : std::get<1>(at::topk(race, samples, -1));
   } else {
@@ -72,7 +72,7 @@ void Multinomial(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
     cumulative = at::cat({at::slice_copy(cumulative, -1, 0, categories - 1),
                           at::ones({rows.size(0), 1}, rows.options())}, -1);
     at::Tensor u = at::uniform(at::empty({rows.size(0), samples}, rows.options()), 0.0, 1.0,
-                               c10::nullopt);
+                               std::nullopt);
     result = at::searchsorted(cumulative, u);
   }
   ReturnBoxed(op, stack, at::view_copy(result, shape));

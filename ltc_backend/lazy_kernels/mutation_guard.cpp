@@ -34,11 +34,11 @@ struct CrossDeviceWrite {
   at::Tensor lazy_operand;
 };
 
-c10::optional<CrossDeviceWrite> FindCrossDeviceWrite(const c10::OperatorHandle& op,
+std::optional<CrossDeviceWrite> FindCrossDeviceWrite(const c10::OperatorHandle& op,
                                                      const torch::jit::Stack& stack) {
   const auto& args = op.schema().arguments();
   const size_t n = args.size();
-  c10::optional<size_t> written;
+  std::optional<size_t> written;
   at::Tensor lazy_operand;
   for (size_t i = 0; i < n; ++i) {
     const c10::IValue& v = stack[stack.size() - n + i];
@@ -57,7 +57,7 @@ c10::optional<CrossDeviceWrite> FindCrossDeviceWrite(const c10::OperatorHandle& 
           lazy_operand = e.toTensor();
     }
   }
-  if (!written || !lazy_operand.defined()) return c10::nullopt;
+  if (!written || !lazy_operand.defined()) return std::nullopt;
   return CrossDeviceWrite{*written, stack[stack.size() - n + *written].toTensor(), lazy_operand};
 }
 
@@ -68,7 +68,7 @@ class MutationDeviceCheck final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     UndefinedToNone(op, stack);
-    c10::optional<CrossDeviceWrite> bad = FindCrossDeviceWrite(op, *stack);
+    std::optional<CrossDeviceWrite> bad = FindCrossDeviceWrite(op, *stack);
     if (!bad) return inner_.callBoxed(op, keys, stack);
     if (op.operator_name().name == "aten::copy_") return CopyToEager(*stack);
     TORCH_CHECK(false, "Expected all tensors to be on the same device, but found at least two "
@@ -104,11 +104,11 @@ class MutationDeviceCheck final : public c10::OperatorKernel {
       for (const c10::IValue& e : v.toListRef())
         undefined |= e.isTensor() && !e.toTensor().defined();
       if (!undefined) continue;
-      c10::List<c10::optional<at::Tensor>> fixed;
+      c10::List<std::optional<at::Tensor>> fixed;
       for (const c10::IValue& e : v.toListRef())
         fixed.push_back(e.isTensor() && e.toTensor().defined()
-                            ? c10::optional<at::Tensor>(e.toTensor())
-                            : c10::nullopt);
+                            ? std::optional<at::Tensor>(e.toTensor())
+                            : std::nullopt);
       v = std::move(fixed);
     }
   }

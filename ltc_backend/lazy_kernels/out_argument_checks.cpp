@@ -94,10 +94,10 @@ bool RunOnMeta(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
       for (const at::Tensor& t : v.toTensorList()) list.push_back(on_meta(t));
       probe.emplace_back(std::move(list));
     } else if (v.isOptionalTensorList()) {
-      c10::List<c10::optional<at::Tensor>> list;
+      c10::List<std::optional<at::Tensor>> list;
       for (const c10::IValue& e : v.toListRef())
-        list.push_back(e.isTensor() ? c10::optional<at::Tensor>(on_meta(e.toTensor()))
-                                    : c10::nullopt);
+        list.push_back(e.isTensor() ? std::optional<at::Tensor>(on_meta(e.toTensor()))
+                                    : std::nullopt);
       probe.emplace_back(std::move(list));
     } else {
       probe.push_back(v);
@@ -117,8 +117,8 @@ void AccumulateInOutDtype(const c10::OperatorHandle& op, torch::jit::Stack* stac
   const at::Tensor& self = BoxedArgument(op, *stack, 0).toTensor();
   const auto& args = op.schema().arguments();
   const size_t n = args.size();
-  c10::optional<size_t> dtype_arg;
-  c10::optional<at::ScalarType> out_dtype;
+  std::optional<size_t> dtype_arg;
+  std::optional<at::ScalarType> out_dtype;
   for (size_t i = 0; i < n; ++i) {
     const c10::IValue& v = (*stack)[stack->size() - n + i];
     if (args[i].name() == "dtype" && v.isNone()) dtype_arg = i;

@@ -64,20 +64,20 @@ std::vector<torch::lazy::Shape> MaxPool3dShapes(const c10::OperatorHandle& op,
   return {torch::lazy::Shape(self.scalar_type(), sizes), torch::lazy::Shape(at::kLong, sizes)};
 }
 
-c10::optional<std::vector<double>> OptionalDoubles(const c10::IValue& v) {
-  if (v.isNone()) return c10::nullopt;
+std::optional<std::vector<double>> OptionalDoubles(const c10::IValue& v) {
+  if (v.isNone()) return std::nullopt;
   return v.toDoubleVector();
 }
 
-c10::optional<std::vector<int64_t>> OptionalInts(const c10::IValue& v) {
-  if (v.isNone()) return c10::nullopt;
+std::optional<std::vector<int64_t>> OptionalInts(const c10::IValue& v) {
+  if (v.isNone()) return std::nullopt;
   return v.toIntVector();
 }
 
 // upsample_nearest3d.vec(input, output_size?, scale_factors?) as
 // upsample_nearest3d(input, osize, scale_d, scale_h, scale_w).
 at::Tensor UpsampleNearest3dVec(const at::Tensor& input, at::OptionalIntArrayRef output_size,
-                                c10::optional<c10::ArrayRef<double>> scale_factors) {
+                                std::optional<c10::ArrayRef<double>> scale_factors) {
   auto osize = at::native::upsample::compute_output_size(input.sizes(), output_size,
                                                          scale_factors);
   using at::native::upsample::get_scale_value;
@@ -89,7 +89,7 @@ at::Tensor UpsampleNearest3dVec(const at::Tensor& input, at::OptionalIntArrayRef
 at::Tensor UpsampleNearest3dBackwardVec(const at::Tensor& grad_output,
                                         at::OptionalIntArrayRef output_size,
                                         c10::IntArrayRef input_size,
-                                        c10::optional<c10::ArrayRef<double>> scale_factors) {
+                                        std::optional<c10::ArrayRef<double>> scale_factors) {
   auto osize = at::native::upsample::compute_output_size(input_size, output_size, scale_factors);
   using at::native::upsample::get_scale_value;
   return at::upsample_nearest3d_backward(grad_output, osize, input_size,
@@ -105,7 +105,7 @@ void UpsampleNearest3dVecBoxed(const c10::OperatorHandle&, torch::jit::Stack* st
   at::Tensor input = torch::jit::pop(*stack).toTensor();
   at::OptionalIntArrayRef size_ref;
   if (size) size_ref = c10::IntArrayRef(*size);
-  c10::optional<c10::ArrayRef<double>> scales_ref;
+  std::optional<c10::ArrayRef<double>> scales_ref;
   if (scales) scales_ref = c10::ArrayRef<double>(*scales);
   torch::jit::push(*stack, UpsampleNearest3dVec(input, size_ref, scales_ref));
 }
@@ -117,7 +117,7 @@ void UpsampleNearest3dBackwardVecBoxed(const c10::OperatorHandle&, torch::jit::S
   at::Tensor grad = torch::jit::pop(*stack).toTensor();
   at::OptionalIntArrayRef size_ref;
   if (size) size_ref = c10::IntArrayRef(*size);
-  c10::optional<c10::ArrayRef<double>> scales_ref;
+  std::optional<c10::ArrayRef<double>> scales_ref;
   if (scales) scales_ref = c10::ArrayRef<double>(*scales);
   torch::jit::push(*stack, UpsampleNearest3dBackwardVec(grad, size_ref, input_size, scales_ref));
 }

@@ -35,14 +35,14 @@ void SampleInPlace(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
 
 at::Tensor Normal(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
   return at::normal_functional(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(),
-                               BoxedArgument(op, s, 2).toDouble(), c10::nullopt);
+                               BoxedArgument(op, s, 2).toDouble(), std::nullopt);
 }
 at::Tensor Uniform(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
   return at::uniform(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(),
-                     BoxedArgument(op, s, 2).toDouble(), c10::nullopt);
+                     BoxedArgument(op, s, 2).toDouble(), std::nullopt);
 }
 at::Tensor Exponential(const c10::OperatorHandle& op, const torch::jit::Stack& s) {
-  return at::exponential(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(), c10::nullopt);
+  return at::exponential(BoxedArgument(op, s, 0).toTensor(), BoxedArgument(op, s, 1).toDouble(), std::nullopt);
 }
 
 }  // namespace

@@ -43,18 +43,26 @@ const ResizeOp& State() {
 
 // The view a resize within the storage makes: the first elements of the
 // tensor it was applied to, in the layout of `strides`.
-struct ResizeView {
-  std::vector<int64_t> sizes, strides;
-  at::Tensor operator()(const at::Tensor& storage, int64_t) const {
+struct ResizeView final : at::functionalization::ViewMeta {
+  ResizeView(std::vector<int64_t> sizes, std::vector<int64_t> strides)
+      : ViewMeta(/*has_symbolic_inputs=*/false, /*is_multi_output=*/false,
+                 /*is_as_strided=*/true),
+        sizes(std::move(sizes)),
+        strides(std::move(strides)) {}
+  at::Tensor forward(const at::Tensor& storage) override {
     return at::as_strided_copy(storage, sizes, strides);
   }
+  at::Tensor reverse(const at::Tensor& base, const at::Tensor& mutated_view) override {
+    return at::as_strided_scatter(base, mutated_view, sizes, strides);
+  }
+  std::vector<int64_t> sizes, strides;
 };
 
 // Drops self's last view when it is an earlier resize's, so that self is
 // again the tensor that resize was applied to.
 void UndoResizeView(at::FunctionalTensorWrapper* wrapper) {
-  std::vector<at::functionalization::ViewMeta>& metas = ViewMetasOf(wrapper);
-  if (metas.empty() || metas.back().forward_fn.target<ResizeView>() == nullptr) return;
+  std::vector<std::shared_ptr<at::functionalization::ViewMeta>>& metas = ViewMetasOf(wrapper);
+  if (metas.empty() || dynamic_cast<ResizeView*>(metas.back().get()) == nullptr) return;
   metas.pop_back();
   wrapper->regenerate_from_base();
 }
@@ -71,16 +79,16 @@ bool IsRowMajor(at::IntArrayRef sizes, at::IntArrayRef strides) {
 
 const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& self,
                                       c10::SymIntArrayRef size,
-                                      c10::optional<at::MemoryFormat> memory_format) {
+                                      std::optional<at::MemoryFormat> memory_format) {
   const ResizeOp& state = State();
   auto call_torch = [&]() -> const at::Tensor& {
     return state.torch_kernel.call<const at::Tensor&, const at::Tensor&, c10::SymIntArrayRef,
-                                   c10::optional<at::MemoryFormat>>(state.op, ks, self, size,
+                                   std::optional<at::MemoryFormat>>(state.op, ks, self, size,
                                                                     memory_format);
   };
   if (!self.device().is_lazy() || !at::functionalization::impl::isFunctionalTensor(self))
     return call_torch();
-  std::vector<int64_t> sizes = c10::asIntArrayRefSlow(size).vec();
+  std::vector<int64_t> sizes = C10_AS_INTARRAYREF_SLOW(size).vec();
   for (int64_t s : sizes)
     TORCH_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", sizes);
   if (!memory_format && self.sizes() == c10::IntArrayRef(sizes)) return self;  // eager: no-op
@@ -129,11 +137,7 @@ const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& 
     at::functionalization::impl::sync(self);
     return self;
   }
-  wrapper->mutate_view_meta(at::functionalization::ViewMeta(
-      ResizeView{sizes, strides},
-      [sizes, strides](const at::Tensor& base, const at::Tensor& mutated_view, int64_t) {
-        return at::as_strided_scatter(base, mutated_view, sizes, strides);
-      }));
+  wrapper->mutate_view_meta(std::make_shared<ResizeView>(sizes, strides));
   return self;
 }
 
@@ -143,18 +147,18 @@ const at::Tensor& ResizeFunctionalize(c10::DispatchKeySet ks, const at::Tensor& 
 // fallback, even for a same-size resize).
 const at::Tensor& ResizeAsFunctionalize(c10::DispatchKeySet ks, const at::Tensor& self,
                                         const at::Tensor& the_template,
-                                        c10::optional<at::MemoryFormat> memory_format) {
+                                        std::optional<at::MemoryFormat> memory_format) {
   static const c10::OperatorHandle op =
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::resize_as_", "");
   static const c10::KernelFunction torch_kernel =
       RegisteredKernel(op, c10::DispatchKey::Functionalize);
   if (!self.device().is_lazy() || !at::functionalization::impl::isFunctionalTensor(self))
     return torch_kernel.call<const at::Tensor&, const at::Tensor&, const at::Tensor&,
-                             c10::optional<at::MemoryFormat>>(op, ks, self, the_template,
+                             std::optional<at::MemoryFormat>>(op, ks, self, the_template,
                                                               memory_format);
   if (memory_format == at::MemoryFormat::Preserve)
     memory_format = the_template.suggest_memory_format();
-  return ResizeFunctionalize(ks, self, c10::fromIntArrayRef(the_template.sizes()),
+  return ResizeFunctionalize(ks, self, c10::fromIntArrayRefSlow(the_template.sizes()),
                              memory_format);
 }
 

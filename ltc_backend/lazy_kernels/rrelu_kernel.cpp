@@ -20,7 +20,7 @@ namespace {
 
 at::Tensor RreluWithNoise(const at::Tensor& self, const at::Tensor& noise,
                           const at::Scalar& lower, const at::Scalar& upper, bool training,
-                          c10::optional<at::Generator> generator) {
+                          std::optional<at::Generator> generator) {
   if (!training) return at::leaky_relu(self, (lower.toDouble() + upper.toDouble()) / 2);
   TORCH_CHECK(noise.numel() == self.numel(), "rrelu_with_noise: noise has ", noise.numel(),
               " elements, input ", self.numel());
@@ -35,7 +35,7 @@ at::Tensor RreluWithNoise(const at::Tensor& self, const at::Tensor& noise,
 
 at::Tensor& RreluWithNoiseInPlace(at::Tensor& self, const at::Tensor& noise,
                                   const at::Scalar& lower, const at::Scalar& upper, bool training,
-                                  c10::optional<at::Generator> generator) {
+                                  std::optional<at::Generator> generator) {
   AssignLazyValue(self, RreluWithNoise(self, noise, lower, upper, training, generator));
   return self;
 }

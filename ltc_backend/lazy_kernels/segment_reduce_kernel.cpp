@@ -36,13 +36,13 @@ constexpr int64_t kMaxPairs = int64_t{1} << 26;
 
 enum class Reduction { Sum, Mean, Max, Min, Prod };
 
-c10::optional<Reduction> ParseReduction(const std::string& name) {
+std::optional<Reduction> ParseReduction(const std::string& name) {
   if (name == "sum") return Reduction::Sum;
   if (name == "mean") return Reduction::Mean;
   if (name == "max") return Reduction::Max;
   if (name == "min") return Reduction::Min;
   if (name == "prod") return Reduction::Prod;
-  return c10::nullopt;
+  return std::nullopt;
 }
 
 // Segment ids of every position of data along axis.
@@ -53,18 +53,18 @@ struct Segments {
 };
 
 // Null when the eager path must handle the call.
-c10::optional<Segments> BuildSegments(const at::Tensor& data, const at::Tensor& lengths,
+std::optional<Segments> BuildSegments(const at::Tensor& data, const at::Tensor& lengths,
                                       const at::Tensor& offsets, int64_t axis) {
   const at::Tensor& table = offsets.defined() ? offsets : lengths;
   if (!table.defined() || !at::isFloatingType(data.scalar_type()) ||
       (table.scalar_type() != at::kLong && table.scalar_type() != at::kInt) ||
       table.dim() == 0 || data.dim() < table.dim())
-    return c10::nullopt;
+    return std::nullopt;
   Segments s;
   s.axis = c10::maybe_wrap_dim(axis, data.dim());
   if (s.axis != table.dim() - 1 ||
       !table.sizes().slice(0, s.axis).equals(data.sizes().slice(0, s.axis)))
-    return c10::nullopt;
+    return std::nullopt;
   at::Tensor bounds = table.to(at::kLong);
   if (!offsets.defined()) {
     std::vector<int64_t> zeroShape = bounds.sizes().vec();
@@ -74,7 +74,7 @@ c10::optional<Segments> BuildSegments(const at::Tensor& data, const at::Tensor& 
   s.count = bounds.size(-1) - 1;
   int64_t d = data.size(s.axis);
   int64_t batch = c10::multiply_integers(data.sizes().slice(0, s.axis));
-  if (s.count < 0 || batch * std::max<int64_t>(s.count, 1) * d > kMaxPairs) return c10::nullopt;
+  if (s.count < 0 || batch * std::max<int64_t>(s.count, 1) * d > kMaxPairs) return std::nullopt;
   at::Tensor starts = at::slice_copy(bounds, -1, 0, s.count);      // [B.., S]
   at::Tensor ends = at::slice_copy(bounds, -1, 1, s.count + 1);     // [B.., S]
   at::Tensor position = at::arange(d, bounds.options());           // [D]
@@ -114,7 +114,7 @@ double DefaultInitial(Reduction r) {
 void SegmentReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CheckOperandDevices(op, *stack);
   at::Tensor data = BoxedArgument(op, *stack, 0).toTensor();
-  c10::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 1).toStringRef());
+  std::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 1).toStringRef());
   at::Tensor lengths = OptionalTensorArgument(BoxedArgument(op, *stack, 2));
   at::Tensor indices = OptionalTensorArgument(BoxedArgument(op, *stack, 3));
   at::Tensor offsets = OptionalTensorArgument(BoxedArgument(op, *stack, 4));
@@ -122,7 +122,7 @@ void SegmentReduce(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   bool unsafe = BoxedArgument(op, *stack, 6).toBool();
   const c10::IValue& initialArg = BoxedArgument(op, *stack, 7);
   if (!reduction || indices.defined()) return RunEagerFallback(op, stack);
-  c10::optional<Segments> s = BuildSegments(data, lengths, offsets, axis);
+  std::optional<Segments> s = BuildSegments(data, lengths, offsets, axis);
   if (!s) return RunEagerFallback(op, stack);
   if (!offsets.defined() && !unsafe && !LengthsAreValid(lengths, data.size(s->axis)))
     return RunEagerFallback(op, stack);
@@ -151,13 +151,13 @@ void SegmentReduceBackward(const c10::OperatorHandle& op, torch::jit::Stack* sta
   at::Tensor grad = BoxedArgument(op, *stack, 0).toTensor();
   at::Tensor output = BoxedArgument(op, *stack, 1).toTensor();
   at::Tensor data = BoxedArgument(op, *stack, 2).toTensor();
-  c10::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 3).toStringRef());
+  std::optional<Reduction> reduction = ParseReduction(BoxedArgument(op, *stack, 3).toStringRef());
   at::Tensor lengths = OptionalTensorArgument(BoxedArgument(op, *stack, 4));
   at::Tensor offsets = OptionalTensorArgument(BoxedArgument(op, *stack, 5));
   int64_t axis = BoxedArgument(op, *stack, 6).toInt();
   const c10::IValue& initialArg = BoxedArgument(op, *stack, 7);
   if (!reduction) return RunEagerFallback(op, stack);
-  c10::optional<Segments> s = BuildSegments(data, lengths, offsets, axis);
+  std::optional<Segments> s = BuildSegments(data, lengths, offsets, axis);
   if (!s) return RunEagerFallback(op, stack);
   // Per-position gathers of per-segment values (the spare segment reads a
   // zero row appended to them).

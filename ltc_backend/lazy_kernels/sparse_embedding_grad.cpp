@@ -43,10 +43,10 @@ at::Tensor EmbeddingBagBackward(const at::Tensor& grad, const at::Tensor& indice
                                 const at::Tensor& offsets, const at::Tensor& offset2bag,
                                 const at::Tensor& bag_size, const at::Tensor& maximum_indices,
                                 int64_t num_weights, bool scale_grad_by_freq, int64_t mode,
-                                bool sparse, const c10::optional<at::Tensor>& per_sample_weights,
+                                bool sparse, const std::optional<at::Tensor>& per_sample_weights,
                                 int64_t padding_idx) {
   if (sparse) WarnSparseGradientIsDense();
-  return at::native::_embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size,
+  return at::_embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size,
                                              maximum_indices, num_weights, scale_grad_by_freq,
                                              mode, /*sparse=*/false, per_sample_weights,
                                              padding_idx);

@@ -23,14 +23,14 @@ namespace backend {
 namespace {
 
 // The lazy device _to_copy's `device` argument names, if any.
-c10::optional<c10::Device> LazyDestination(const c10::OperatorHandle& op,
+std::optional<c10::Device> LazyDestination(const c10::OperatorHandle& op,
                                            const torch::jit::Stack& stack) {
   const auto& args = op.schema().arguments();
   for (size_t i = 1; i < args.size(); ++i) {
     const c10::IValue& v = BoxedArgument(op, stack, i);
     if (args[i].name() == "device" && v.isDevice() && v.toDevice().is_lazy()) return v.toDevice();
   }
-  return c10::nullopt;
+  return std::nullopt;
 }
 
 class ToLazyCheck final : public c10::OperatorKernel {
@@ -64,7 +64,7 @@ class LazyToOtherLazy final : public c10::OperatorKernel {
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     c10::IValue& self = (*stack)[stack->size() - op.schema().arguments().size()];
-    c10::optional<c10::Device> destination = LazyDestination(op, *stack);
+    std::optional<c10::Device> destination = LazyDestination(op, *stack);
     if (destination && self.toTensor().is_lazy() && self.toTensor().device() != *destination) {
       self = self.toTensor().cpu();
       return op.callBoxed(stack);

@@ -14,10 +14,10 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-at::Tensor EfficientZeroTensor(at::IntArrayRef size, c10::optional<at::ScalarType> dtype,
-                               c10::optional<at::Layout> layout,
-                               c10::optional<at::Device> device,
-                               c10::optional<bool> pin_memory) {
+at::Tensor EfficientZeroTensor(at::IntArrayRef size, std::optional<at::ScalarType> dtype,
+                               std::optional<at::Layout> layout,
+                               std::optional<at::Device> device,
+                               std::optional<bool> pin_memory) {
   return at::zeros(size, at::TensorOptions()
                              .dtype(dtype)
                              .layout(layout)

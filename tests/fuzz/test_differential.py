@@ -5,7 +5,7 @@ length), shapes and dtypes must match, and a program made only of ops with
 a native lowering must run without any fallback.
 
 CI: a fixed set of examples (derandomize=True), about 40 s.
-Long local run:  LTC_MLIR_FUZZ_EXAMPLES=2000 /usr/bin/python3 -m pytest -s tests/fuzz  (random seed;
+Long local run:  LTC_MLIR_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest -s tests/fuzz  (random seed;
 LTC_MLIR_FUZZ_SEED=<n> repeats one; LTC_MLIR_FUZZ_KNOWN=1 also generates the
 constructs of fuzz_known.KNOWN_BUGS; LTC_MLIR_FUZZ_REPRO_DIR=<dir> writes each
 minimal failing program there as a standalone script). A long run goes on

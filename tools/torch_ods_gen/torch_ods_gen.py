@@ -3,8 +3,8 @@
 
 Run with the interpreter that has torch 1.13 (the output depends on it):
 
-    /usr/bin/python3 tools/torch_ods_gen/torch_ods_gen.py          # rewrite
-    /usr/bin/python3 tools/torch_ods_gen/torch_ods_gen.py --check  # diff only
+    .venv/bin/python tools/torch_ods_gen/torch_ods_gen.py          # rewrite
+    .venv/bin/python tools/torch_ods_gen/torch_ods_gen.py --check  # diff only
 
 Every schema of `torch._C._jit_get_all_schemas()` in the `aten` namespace
 becomes one op, unless a rule below skips it (the skip counts are printed):
