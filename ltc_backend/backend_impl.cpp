@@ -1,6 +1,7 @@
 #include "ltc_backend/backend_impl.h"
 
 #include <torch/csrc/lazy/backend/backend_interface.h>
+#include <torch/csrc/lazy/core/config.h>
 #include <torch/csrc/lazy/core/internal_ops/ltc_ops.h>
 #include <torch/csrc/lazy/core/lazy_graph_executor.h>
 #include <torch/csrc/lazy/core/metrics.h>
@@ -251,6 +252,11 @@ void InitBackend() {
     }
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
     static torch::lazy::BackendRegistrar registrar(impl);
+    // Python numbers 0 and 1 (alpha=1, beta=0, ...) become constants of the
+    // graph, as other backends do: folded by the compiler instead of read
+    // from a 0-dim graph input (other numbers stay inputs: a changing
+    // learning rate does not recompile).
+    FLAGS_torch_lazy_handle_special_scalars = true;
     static MlirGraphExecutor* executor = new MlirGraphExecutor();
     torch::lazy::LazyGraphExecutor::Register(executor);
     // Our kernels for torch 1.13 lazy bugs, then the device check in front of
@@ -294,7 +300,7 @@ void InitBackend() {
           "xlogy.Tensor", "special_xlog1py", "lerp.Scalar", "lerp.Tensor",
           "heaviside", "fmax", "fmin", "bitwise_xor.Tensor",
           "softshrink", "softshrink_backward", "hardshrink",
-          "hardshrink_backward", "prelu", "prelu_backward",
+          "hardshrink_backward", "_prelu_kernel", "_prelu_kernel_backward",
           "lgamma", "digamma", "polygamma", "erfinv", "i0", "special_i0e",
           "special_i1", "special_i1e", "special_entr", "special_ndtri",
           "special_log_ndtr", "special_erfcx"})

@@ -469,6 +469,18 @@ class Emitter {
       case c10::TypeKind::IntType: *type = "!torch.int"; return true;
       case c10::TypeKind::FloatType: *type = "!torch.float"; return true;
       case c10::TypeKind::BoolType: *type = "!torch.bool"; return true;
+      case c10::TypeKind::NumberType:
+        // ScalarImplicit(t): LTC passes a Python number as a 0-dim tensor
+        // (graph input) where the op wants a Scalar; its kind is the
+        // tensor's: float for floating dtypes, else int.
+        if (node->kind() == c10::aten::ScalarImplicit) {
+          auto in = node->input(0)->type()->cast<c10::TensorType>();
+          if (in && in->scalarType()) {
+            *type = c10::isFloatingType(*in->scalarType()) ? "!torch.float" : "!torch.int";
+            return true;
+          }
+        }
+        [[fallthrough]];
       default:
         Unsupported(node->kind().toQualString(),
                     "result of type " + out->type()->str());

@@ -133,7 +133,6 @@ void RegisterDenseLinalgKernels() {
   // broadcasts B and L before calling its helper).
   RegisterAtenOpKernel("_cholesky_solve_helper", "self");
   RegisterAtenOpKernel("cholesky_inverse", "self");
-  RegisterAtenOpKernel("cholesky", "self");  // deprecated torch.cholesky
   RegisterAtenOpKernel("linalg_solve_triangular", SolveTriangularShape);
   static torch::Library* lib =
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Lazy, __FILE__, __LINE__);

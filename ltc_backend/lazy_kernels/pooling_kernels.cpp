@@ -1,6 +1,6 @@
 // 3-d pooling and 3-d nearest upsampling on the lazy device.
 //
-// torch 1.13's LTC has Lazy kernels for the 2-d pooling ops only; the 3-d
+// LTC has Lazy kernels for the 2-d pooling ops only; the 3-d
 // ones (lowered in TorchToLinalg Pooling/AdaptivePooling/Upsample) ran on the
 // CPU op by op, cutting the graph. Most become AtenOpNodes shaped by their
 // Meta kernel; the ones without one are shaped here:
@@ -11,13 +11,8 @@
 // max_pool3d (F.max_pool3d without indices) had LTC's AutogradLazy kernel,
 // which ran max_pool3d_with_indices on the eager fallback: ours calls
 // max_pool3d_with_indices, i.e. its composite.
-// upsample_nearest3d.vec and its backward (F.interpolate's overloads) have a
-// CPU kernel only, where the 1-d/2-d ones have a composite: ours computes
-// the output size like ATen and records the default overload, which is the
-// op that has a lowering.
 #include <ATen/ATen.h>
 #include <ATen/native/Pool.h>
-#include <ATen/native/UpSample.h>
 #include <torch/library.h>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
@@ -64,64 +59,6 @@ std::vector<torch::lazy::Shape> MaxPool3dShapes(const c10::OperatorHandle& op,
   return {torch::lazy::Shape(self.scalar_type(), sizes), torch::lazy::Shape(at::kLong, sizes)};
 }
 
-std::optional<std::vector<double>> OptionalDoubles(const c10::IValue& v) {
-  if (v.isNone()) return std::nullopt;
-  return v.toDoubleVector();
-}
-
-std::optional<std::vector<int64_t>> OptionalInts(const c10::IValue& v) {
-  if (v.isNone()) return std::nullopt;
-  return v.toIntVector();
-}
-
-// upsample_nearest3d.vec(input, output_size?, scale_factors?) as
-// upsample_nearest3d(input, osize, scale_d, scale_h, scale_w).
-at::Tensor UpsampleNearest3dVec(const at::Tensor& input, at::OptionalIntArrayRef output_size,
-                                std::optional<c10::ArrayRef<double>> scale_factors) {
-  auto osize = at::native::upsample::compute_output_size(input.sizes(), output_size,
-                                                         scale_factors);
-  using at::native::upsample::get_scale_value;
-  return at::upsample_nearest3d(input, osize, get_scale_value(scale_factors, 0),
-                                get_scale_value(scale_factors, 1),
-                                get_scale_value(scale_factors, 2));
-}
-
-at::Tensor UpsampleNearest3dBackwardVec(const at::Tensor& grad_output,
-                                        at::OptionalIntArrayRef output_size,
-                                        c10::IntArrayRef input_size,
-                                        std::optional<c10::ArrayRef<double>> scale_factors) {
-  auto osize = at::native::upsample::compute_output_size(input_size, output_size, scale_factors);
-  using at::native::upsample::get_scale_value;
-  return at::upsample_nearest3d_backward(grad_output, osize, input_size,
-                                         get_scale_value(scale_factors, 0),
-                                         get_scale_value(scale_factors, 1),
-                                         get_scale_value(scale_factors, 2));
-}
-
-// Boxed: the schemas take SymInt[]? (1.13), read here as plain ints.
-void UpsampleNearest3dVecBoxed(const c10::OperatorHandle&, torch::jit::Stack* stack) {
-  auto scales = OptionalDoubles(torch::jit::pop(*stack));
-  auto size = OptionalInts(torch::jit::pop(*stack));
-  at::Tensor input = torch::jit::pop(*stack).toTensor();
-  at::OptionalIntArrayRef size_ref;
-  if (size) size_ref = c10::IntArrayRef(*size);
-  std::optional<c10::ArrayRef<double>> scales_ref;
-  if (scales) scales_ref = c10::ArrayRef<double>(*scales);
-  torch::jit::push(*stack, UpsampleNearest3dVec(input, size_ref, scales_ref));
-}
-
-void UpsampleNearest3dBackwardVecBoxed(const c10::OperatorHandle&, torch::jit::Stack* stack) {
-  auto scales = OptionalDoubles(torch::jit::pop(*stack));
-  std::vector<int64_t> input_size = torch::jit::pop(*stack).toIntVector();
-  auto size = OptionalInts(torch::jit::pop(*stack));
-  at::Tensor grad = torch::jit::pop(*stack).toTensor();
-  at::OptionalIntArrayRef size_ref;
-  if (size) size_ref = c10::IntArrayRef(*size);
-  std::optional<c10::ArrayRef<double>> scales_ref;
-  if (scales) scales_ref = c10::ArrayRef<double>(*scales);
-  torch::jit::push(*stack, UpsampleNearest3dBackwardVec(grad, size_ref, input_size, scales_ref));
-}
-
 at::Tensor MaxPool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
                      c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode) {
   return std::get<0>(
@@ -149,12 +86,6 @@ void RegisterPoolingKernels() {
   for (const char* op : {"max_pool3d_with_indices_backward", "_adaptive_avg_pool3d_backward"})
     RegisterAtenOpKernel(op, "self");
   RegisterAtenOpKernel("max_pool3d_with_indices", MaxPool3dShapes);
-  static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
-                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
-  lib->impl("upsample_nearest3d.vec",
-            torch::CppFunction::makeFromBoxedFunction<&UpsampleNearest3dVecBoxed>());
-  lib->impl("upsample_nearest3d_backward.vec",
-            torch::CppFunction::makeFromBoxedFunction<&UpsampleNearest3dBackwardVecBoxed>());
   static torch::Library* autograd = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // replaces LTC's kernel

@@ -1,5 +1,5 @@
 // F.rrelu (rrelu_with_noise and its in-place form) as lowered lazy ops;
-// torch 1.13 has no Lazy kernel, so every RReLU ran eagerly.
+// LTC has no Lazy kernel, so every RReLU ran eagerly.
 //
 // Eager's semantics: in evaluation, leaky_relu with slope (lower + upper) / 2
 // (computed in double); in training, each element <= 0 is multiplied by a
@@ -18,23 +18,34 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-at::Tensor RreluWithNoise(const at::Tensor& self, const at::Tensor& noise,
-                          const at::Scalar& lower, const at::Scalar& upper, bool training,
-                          std::optional<at::Generator> generator) {
-  if (!training) return at::leaky_relu(self, (lower.toDouble() + upper.toDouble()) / 2);
+// rrelu_with_noise_functional (what functionalization makes of both
+// mutating forms): the result and the new noise.
+std::tuple<at::Tensor, at::Tensor> RreluWithNoiseFunctional(
+    const at::Tensor& self, const at::Tensor& noise, const at::Scalar& lower,
+    const at::Scalar& upper, bool training, std::optional<at::Generator> generator) {
+  if (!training)
+    return {at::leaky_relu(self, (lower.toDouble() + upper.toDouble()) / 2), noise};
   TORCH_CHECK(noise.numel() == self.numel(), "rrelu_with_noise: noise has ", noise.numel(),
               " elements, input ", self.numel());
   at::Tensor slopes =
       at::uniform(at::empty_like(self), lower.toDouble(), upper.toDouble(), generator);
   at::Tensor negative = at::le(self, 0);
-  at::Tensor noiseOut = noise;
-  AssignLazyValue(noiseOut, at::view_copy(at::where(negative, slopes, at::ones_like(slopes)),
-                                          noise.sizes()));
-  return at::where(negative, at::mul(self, slopes), self);
+  at::Tensor noise_out =
+      at::view_copy(at::where(negative, slopes, at::ones_like(slopes)), noise.sizes());
+  return {at::where(negative, at::mul(self, slopes), self), noise_out};
 }
 
-at::Tensor& RreluWithNoiseInPlace(at::Tensor& self, const at::Tensor& noise,
-                                  const at::Scalar& lower, const at::Scalar& upper, bool training,
+at::Tensor RreluWithNoise(const at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                          const at::Scalar& upper, bool training,
+                          std::optional<at::Generator> generator) {
+  auto [result, noise_out] =
+      RreluWithNoiseFunctional(self, noise, lower, upper, training, generator);
+  if (training) AssignLazyValue(noise, noise_out);
+  return result;
+}
+
+at::Tensor& RreluWithNoiseInPlace(at::Tensor& self, at::Tensor& noise, const at::Scalar& lower,
+                                  const at::Scalar& upper, bool training,
                                   std::optional<at::Generator> generator) {
   AssignLazyValue(self, RreluWithNoise(self, noise, lower, upper, training, generator));
   return self;
@@ -46,6 +57,7 @@ void RegisterRreluKernels() {
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;
+  lib->impl("rrelu_with_noise_functional", TORCH_FN(RreluWithNoiseFunctional));
   lib->impl("rrelu_with_noise", TORCH_FN(RreluWithNoise));
   lib->impl("rrelu_with_noise_", TORCH_FN(RreluWithNoiseInPlace));
 }

@@ -32,10 +32,11 @@ void WarnSparseGradientIsDense() {
 namespace {
 
 at::Tensor EmbeddingBackward(const at::Tensor& grad, const at::Tensor& indices,
-                             c10::SymInt num_weights, int64_t padding_idx,
+                             c10::SymInt num_weights, c10::SymInt padding_idx,
                              bool scale_grad_by_freq, bool sparse) {
   if (sparse) WarnSparseGradientIsDense();
-  return at::embedding_dense_backward(grad, indices, num_weights.expect_int(), padding_idx,
+  return at::embedding_dense_backward(grad, indices, num_weights.expect_int(),
+                                      padding_idx.expect_int(),
                                       scale_grad_by_freq);
 }
 

@@ -195,8 +195,8 @@ counter-based hash of the function's `ltc.rng_seed` argument, the op's
     "log_sigmoid_backward": elementwise("gradient of log_sigmoid from its buffer"),
     "glu": OpSpec(summary="a * sigmoid(b) of the two halves of self along dim"),
     "glu_backward": OpSpec(summary="gradient of glu"),
-    "prelu": OpSpec(summary="self > 0 ? self : weight * self (weight per channel, dim 1)"),
-    "prelu_backward": OpSpec(summary="gradients of prelu for self and weight"),
+    "_prelu_kernel": OpSpec(summary="self > 0 ? self : weight * self (weight per channel, dim 1)"),
+    "_prelu_kernel_backward": OpSpec(summary="gradients of _prelu_kernel for self and weight"),
     "lgamma": elementwise("log |gamma(self)|"),
     "digamma": elementwise("d/dx log gamma(self)"),
     "polygamma": elementwise("n-th derivative of digamma at self"),
@@ -311,6 +311,7 @@ no out= ops), with `dtype` set to the dtype of `out`.
 TorchScript's implicit tensor -> int conversion (e.g. of a storage
 offset held in a 0-dim tensor). Folds when `a` is a literal.
 """, folder=True),
+    "ScalarImplicit": OpSpec(summary="the value of a 0-dim tensor as a Scalar (int or float)"),
 
     # Linear algebra.
     "mm": verified("matrix product [M,K] x [K,N] -> [M,N]"),

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the torch dialect's ATen op definitions (ODS) from torch's registry.
 
-Run with the interpreter that has torch 1.13 (the output depends on it):
+Run with the interpreter that has torch 2.14 (the output depends on it):
 
     .venv/bin/python tools/torch_ods_gen/torch_ods_gen.py          # rewrite
     .venv/bin/python tools/torch_ods_gen/torch_ods_gen.py --check  # diff only
@@ -119,6 +119,7 @@ EXPECTED_CLASS_COLLISIONS = {
     "AtenIndicesOp": ["indices", "_indices"],
     "AtenLinalgDetOp": ["linalg_det", "_linalg_det"],
     "AtenLinalgEighOp": ["linalg_eigh", "_linalg_eigh"],
+    "AtenLinalgEigvalsOp": ["linalg_eigvals", "_linalg_eigvals"],
     "AtenLinalgSlogdetOp": ["linalg_slogdet", "_linalg_slogdet"],
     "AtenLinalgSolveExOp": ["linalg_solve_ex", "_linalg_solve_ex"],
     "AtenLinalgSvdOp": ["linalg_svd", "_linalg_svd"],
@@ -126,6 +127,12 @@ EXPECTED_CLASS_COLLISIONS = {
     "AtenPinMemoryOp": ["pin_memory", "_pin_memory"],
     "AtenStackOp": ["stack", "_stack"],
     "AtenToDenseOp": ["to_dense", "_to_dense"],
+    "AtenToSparseOp": ["to_sparse", "_to_sparse"],
+    "AtenToSparseSparseDimOp": ["to_sparse.sparse_dim", "_to_sparse.sparse_dim"],
+    "AtenToSparseBscOp": ["to_sparse_bsc", "_to_sparse_bsc"],
+    "AtenToSparseBsrOp": ["to_sparse_bsr", "_to_sparse_bsr"],
+    "AtenToSparseCscOp": ["to_sparse_csc", "_to_sparse_csc"],
+    "AtenToSparseCsrOp": ["to_sparse_csr", "_to_sparse_csr"],
     "AtenValuesCopyOp": ["values_copy", "_values_copy"],
     "AtenValuesOp": ["values", "_values"],
 }

@@ -352,32 +352,41 @@ protected:
   }
 };
 
-/// IntImplicit(a): a.item() of a 0-dim integer tensor as an i64; a constant
-/// (e.g. the `vtensor.literal 0` storage offset autograd emits) folds.
-class ConvertIntImplicitOp
-    : public TorchConversionPattern<torch::AtenIntImplicitOp> {
+/// IntImplicit(a) and ScalarImplicit(a): a.item() of a 0-dim tensor as
+/// the scalar the result type says (i64 or f64). LTC passes the Python
+/// numbers of an op (alpha, a learning rate) as 0-dim graph inputs read
+/// this way; a constant (e.g. the `vtensor.literal 0` storage offset
+/// autograd emits) folds.
+template <typename OpTy>
+class ConvertTensorToScalarOp : public TorchConversionPattern<OpTy> {
 public:
-  using Base::Base;
+  using OpAdaptor = typename OpTy::Adaptor;
+  using TorchConversionPattern<OpTy>::TorchConversionPattern;
   LogicalResult
-  matchAndRewrite(torch::AtenIntImplicitOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto inputType = cast<RankedTensorType>(adaptor.getA().getType());
     Type elemType = inputType.getElementType();
-    if (inputType.getRank() != 0 || !isa<IntegerType>(elemType))
-      return fail(op, rewriter, "expects a 0-dim integer tensor");
+    Type resultType = this->getTypeConverter()->convertType(op.getType());
+    if (inputType.getRank() != 0 || !resultType ||
+        !isa<IntegerType, FloatType>(elemType))
+      return this->fail(op, rewriter, "expects a 0-dim int or float tensor");
+    if (isa<IntegerType>(resultType) && !isa<IntegerType>(elemType))
+      return this->fail(op, rewriter, "an int result needs an integer tensor");
     bool isUnsigned = isUnsignedDtype(getTorchDtype(op.getA()));
     Location loc = op.getLoc();
-    if (std::optional<int64_t> v =
-            getConstantScalarTensor(adaptor.getA(), isUnsigned)) {
-      rewriter.replaceOp(op, arith::ConstantOp::create(
-                                 rewriter, loc, rewriter.getI64IntegerAttr(*v))
-                                 .getResult());
-      return success();
-    }
+    if (isa<IntegerType>(resultType))
+      if (std::optional<int64_t> v =
+              getConstantScalarTensor(adaptor.getA(), isUnsigned)) {
+        rewriter.replaceOp(op, arith::ConstantOp::create(
+                                   rewriter, loc, rewriter.getI64IntegerAttr(*v))
+                                   .getResult());
+        return success();
+      }
     Value element =
         tensor::ExtractOp::create(rewriter, loc, adaptor.getA(), ValueRange{});
-    rewriter.replaceOp(op, castScalar(rewriter, loc, element,
-                                      rewriter.getI64Type(), isUnsigned));
+    rewriter.replaceOp(
+        op, castScalar(rewriter, loc, element, resultType, isUnsigned));
     return success();
   }
 };
@@ -409,7 +418,8 @@ void populateDataMovementPatterns(TorchTypeConverter &typeConverter,
                ConvertViewCopyOp, ConvertUnsqueezeCopyOp, ConvertExpandCopyOp,
                ConvertSqueezeCopyOp<torch::AtenSqueezeCopyOp>,
                ConvertSqueezeCopyOp<torch::AtenSqueezeCopyDimOp>,
-               ConvertIntImplicitOp,
+               ConvertTensorToScalarOp<torch::AtenIntImplicitOp>,
+               ConvertTensorToScalarOp<torch::AtenScalarImplicitOp>,
                ConvertIdentityOp<torch::AtenDetachCopyOp>,
                ConvertIdentityOp<torch::AtenAliasCopyOp>,
                ConvertIdentityOp<torch::AtenCloneOp>>(typeConverter,

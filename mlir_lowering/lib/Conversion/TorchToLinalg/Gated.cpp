@@ -3,8 +3,10 @@
 // glu(self, dim) = a * sigmoid(b) of the halves a, b of self along dim;
 // glu_backward as ATen's CPU kernel: grad_a = sigmoid(b) * grad,
 // grad_b = (1 - sigmoid(b)) * sigmoid(b) * a * grad.
-// prelu(self, weight) = self > 0 ? self : weight * self, with one weight or
-// one per channel (dim 1); prelu_backward gives grad * (self > 0 ? 1 :
+// _prelu_kernel(self, weight) (what F.prelu calls, with the weight already
+// [C, 1, ..., 1]) = self > 0 ? self : weight * self, with one weight or
+// one per channel (dim 1, dim 0 of a 1-d self); _prelu_kernel_backward
+// gives grad * (self > 0 ? 1 :
 // weight) and, per weight, the sum of (self > 0 ? 0 : self * grad) over
 // the other dims (createSum).
 // Floats only; f16/bf16 compute in f32 and are rounded once.
@@ -145,7 +147,8 @@ public:
 };
 
 /// The weight as a tensor that broadcasts against self ATen-style: rank 0
-/// for one weight, [C, 1, ..., 1] for one weight per channel (dim 1).
+/// for one weight, [C, 1, ..., 1] for one weight per channel (dim 1), [C]
+/// for a 1-d self.
 FailureOr<Value> broadcastableWeight(OpBuilder &b, Location loc, Value weight,
                                      RankedTensorType selfType) {
   auto type = cast<RankedTensorType>(weight.getType());
@@ -153,6 +156,8 @@ FailureOr<Value> broadcastableWeight(OpBuilder &b, Location loc, Value weight,
   if (n == 1)
     return createReshape(b, loc, weight,
                          RankedTensorType::get({}, type.getElementType()));
+  if (selfType.getRank() == 1 && n == selfType.getDimSize(0))
+    return weight;
   if (selfType.getRank() < 2 || n != selfType.getDimSize(1))
     return failure();
   SmallVector<int64_t> shape(selfType.getRank() - 1, 1);
@@ -161,11 +166,11 @@ FailureOr<Value> broadcastableWeight(OpBuilder &b, Location loc, Value weight,
                        RankedTensorType::get(shape, type.getElementType()));
 }
 
-class ConvertPreluOp : public TorchConversionPattern<torch::AtenPreluOp> {
+class ConvertPreluOp : public TorchConversionPattern<torch::AtenPreluKernelOp> {
 public:
   using Base::Base;
   LogicalResult
-  matchAndRewrite(torch::AtenPreluOp op, OpAdaptor adaptor,
+  matchAndRewrite(torch::AtenPreluKernelOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType resultType = getTensorType(op.getType());
     auto selfType = dyn_cast<RankedTensorType>(adaptor.getSelf().getType());
@@ -197,11 +202,11 @@ public:
 };
 
 class ConvertPreluBackwardOp
-    : public TorchConversionPattern<torch::AtenPreluBackwardOp> {
+    : public TorchConversionPattern<torch::AtenPreluKernelBackwardOp> {
 public:
   using Base::Base;
   LogicalResult
-  matchAndRewrite(torch::AtenPreluBackwardOp op, OpAdaptor adaptor,
+  matchAndRewrite(torch::AtenPreluKernelBackwardOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType gradInType = getTensorType(op.getResult0().getType());
     RankedTensorType gradWType = getTensorType(op.getResult1().getType());
@@ -250,17 +255,18 @@ public:
           return f.select(f.cmp(P::OGT, x, f.c(0)), f.c(0), f.mul(x, g));
         });
     if (failed(gradIn) || failed(term))
-      return fail(op, rewriter, "prelu_backward: bad shapes");
+      return fail(op, rewriter, "_prelu_kernel_backward: bad shapes");
     SmallVector<int64_t> dims;
     bool perChannel = weightType.getNumElements() != 1;
+    int64_t channelDim = selfType.getRank() >= 2 ? 1 : 0;
     for (int64_t d = 0; d < selfType.getRank(); ++d)
-      if (!perChannel || d != 1)
+      if (!perChannel || d != channelDim)
         dims.push_back(d);
     Value sum = createSum(rewriter, loc, *term, dims, acc);
     sum = castTensor(rewriter, loc, sum, elemType);
     FailureOr<Value> gradW = createReshape(rewriter, loc, sum, gradWType);
     if (failed(gradW))
-      return fail(op, rewriter, "prelu_backward: bad weight shape");
+      return fail(op, rewriter, "_prelu_kernel_backward: bad weight shape");
     rewriter.replaceOp(op, {*gradIn, *gradW});
     return success();
   }
