@@ -18,27 +18,41 @@ def aggregate(rounds):
         "median_ms": statistics.median(samples),
         "round_medians_ms": [r["median_ms"] for r in ok],
     })
-    # First steps that compiled vs. those that loaded ltc_mlir's graphs from
-    # the persistent compile cache (a process after the first of the suite).
-    cold = [r["first_step_ms"] for r in ok if not r.get("ltc_mlir", {}).get("disk_cache_hits")]
-    warm = [r["first_step_ms"] for r in ok if r.get("ltc_mlir", {}).get("disk_cache_hits")]
+    # First steps that compiled vs. those that loaded their graphs from a
+    # persistent compile cache (ltc_mlir's or Inductor's; a process after the
+    # first of the suite).
+    cold = [r["first_step_ms"] for r in ok if not loaded_from_cache(r)]
+    warm = [r["first_step_ms"] for r in ok if loaded_from_cache(r)]
     out.update({
         "first_step_ms": statistics.median(cold) if cold else None,
         "first_step_cached_ms": statistics.median(warm) if warm else None,
         "peak_rss_mb": max(r["peak_rss_mb"] for r in ok),
         "cpu_util": statistics.median(r["cpu_util"] for r in ok),
     })
-    if "ltc_mlir" in ok[-1]:
-        out["ltc_mlir"] = ok[-1]["ltc_mlir"]
+    for metrics in ("ltc_mlir", "inductor", "ts"):  # the last round's counters
+        if metrics in ok[-1]:
+            out[metrics] = ok[-1][metrics]
     return out
 
 
+def loaded_from_cache(result):
+    """Whether a process's first step loaded compiled graphs from a disk
+    cache instead of compiling them."""
+    return bool(result.get("ltc_mlir", {}).get("disk_cache_hits")
+                or result.get("inductor", {}).get("cache_hits"))
+
+
+REFERENCES = ("eager", "inductor")
+
+
 def add_ratios(by_mode):
-    """Adds ratio_vs_eager (median ms / eager's median ms) to every mode."""
-    eager = by_mode.get("eager", {}).get("median_ms")
-    for mode, agg in by_mode.items():
-        if eager and agg.get("median_ms") is not None:
-            agg["ratio_vs_eager"] = agg["median_ms"] / eager
+    """Adds ratio_vs_eager and ratio_vs_inductor (median ms / the reference
+    mode's median ms) to every mode."""
+    for ref in REFERENCES:
+        base = by_mode.get(ref, {}).get("median_ms")
+        for agg in by_mode.values():
+            if base and agg.get("median_ms") is not None:
+                agg[f"ratio_vs_{ref}"] = agg["median_ms"] / base
 
 
 def add_gflops(by_mode, flops, peak_gflops):
@@ -63,6 +77,19 @@ def _note(agg):
             notes.append("all native")
         if m.get("compiles_while_timed"):
             notes.append(f"{m['compiles_while_timed']} compile(s) during timed steps")
+    m = agg.get("inductor")
+    if m:
+        notes.append(f"{m['graphs']} graph(s)"
+                     + (f" ({m['graphs_first_step']} in 1st step)"
+                        if m.get("graphs_first_step") not in (None, m["graphs"]) else "")
+                     + f", {m['graph_breaks']} graph break(s)")
+        if m.get("compiles_while_timed"):
+            notes.append(f"{m['compiles_while_timed']} recompile(s) during timed steps")
+    m = agg.get("ts")
+    if m:
+        ops = ", ".join(f"{k.replace('aten::', '')} x{v}"
+                        for k, v in sorted(m.get("fallback_ops", {}).items()))
+        notes.append(f"CPU fallback: {ops}" if ops else "no CPU fallback")
     if agg.get("failed") is None and len(agg.get("rounds", [])) > len(agg.get("round_medians_ms", [])):
         notes.append("some rounds failed")
     return "; ".join(notes)
@@ -91,55 +118,82 @@ def _first(agg, width):
 
 def workload_table(results):
     lines = [f"{'workload':<15} {'thr':>3} {'mode':<9} {'ms/step':>9} {'vs eager':>9} "
-             f"{'1st step ms':>11} {'RSS MB':>7} {'cpu':>4}  note"]
+             f"{'vs induct':>9} {'1st step ms':>11} {'RSS MB':>7} {'cpu':>4}  note"]
     for name, by_threads in results.items():
         for threads, by_mode in by_threads.items():
             for mode, agg in by_mode.items():
-                ratio = agg.get("ratio_vs_eager")
                 lines.append(
                     f"{name:<15} {threads:>3} {mode:<9} {_fmt(agg.get('median_ms'), '9.2f')} "
-                    f"{_ratio(ratio)} "
+                    f"{_ratio(agg.get('ratio_vs_eager'))} {_ratio(agg.get('ratio_vs_inductor'))} "
                     f"{_first(agg, 11)} "
                     f"{_fmt(agg.get('peak_rss_mb'), '7.0f')} {_fmt(agg.get('cpu_util'), '4.1f')}  "
                     f"{_note(agg)}")
     return "\n".join(lines)
 
 
+def _speedup(agg, ref):
+    """Reference time / mode time (kernels: higher GFLOP/s is better)."""
+    ratio = agg.get(f"ratio_vs_{ref}")
+    return 1 / ratio if ratio else None
+
+
 def kernel_table(results, peak_description):
     lines = [f"{'kernel':<15} {'thr':>3} {'mode':<9} {'ms':>8} {'GFLOP/s':>8} "
-             f"{'% peak':>7} {'speedup':>9} {'1st ms':>8} {'cpu':>4}  note"]
+             f"{'% peak':>7} {'vs eager':>9} {'vs induct':>9} {'1st ms':>8} {'cpu':>4}  note"]
     for name, by_threads in results.items():
         for threads, by_mode in by_threads.items():
             for mode, agg in by_mode.items():
-                ratio = agg.get("ratio_vs_eager")
-                speed = 1 / ratio if ratio else None  # kernels: higher GFLOP/s is better
                 lines.append(
                     f"{name:<15} {threads:>3} {mode:<9} {_fmt(agg.get('median_ms'), '8.3f')} "
                     f"{_fmt(agg.get('gflops'), '8.1f')} {_fmt(agg.get('pct_peak'), '6.1f')}% "
-                    f"{_ratio(speed)} "
+                    f"{_ratio(_speedup(agg, 'eager'))} {_ratio(_speedup(agg, 'inductor'))} "
                     f"{_first(agg, 8)} {_fmt(agg.get('cpu_util'), '4.1f')}  "
                     f"{_note(agg)}")
     lines.append(f"(cpu = CPU time / wall time of the timed calls, the cores kept busy. "
-                 f"speedup = eager time / mode time: above 1 is faster. "
-                 f"{peak_description}; x threads for the % column)")
+                 f"vs eager / vs induct = speedup, the reference's time / mode time: above 1 "
+                 f"is faster. {peak_description}; x threads for the % column)")
     return "\n".join(lines)
 
 
+COMPARED = ("ltc_mlir", "pipelined", "inductor", "ts")  # each against eager and inductor
+
+
+def _ratio_text(agg, ref):
+    r = agg.get(f"ratio_vs_{ref}")
+    return f"{r:.2f}x {ref}" if r else f"{ref} -"
+
+
+def _seconds(agg):
+    if agg.get("failed") and agg.get("median_ms") is None:
+        return "failed"
+    if agg.get("first_step_ms") is not None:
+        return f"{agg['first_step_ms'] / 1e3:.2f}"
+    if agg.get("first_step_cached_ms") is not None:
+        return f"{agg['first_step_cached_ms'] / 1e3:.2f}*"
+    return "-"
+
+
 def ratio_summary(results):
-    """One line per workload and thread count: ltc_mlir/eager, pipelined/eager
-    and ts/eager."""
+    """Per workload and thread count: ltc_mlir (and pipelined, inductor, ts)
+    as a ratio to eager and to inductor, then every mode's first step in
+    seconds (* = loaded from the compile cache)."""
     lines = []
     for name, by_threads in results.items():
         for threads, by_mode in by_threads.items():
             parts = []
-            for mode in ("ltc_mlir", "pipelined", "ts"):
+            for mode in COMPARED:
                 agg = by_mode.get(mode)
                 if agg is None:
                     continue
-                r = agg.get("ratio_vs_eager")
-                parts.append(f"{mode}/eager " + (f"{r:.2f}" if r else "failed" if agg.get("failed")
-                                                 else "-"))
-            lines.append(f"  {name:<15} {threads} thr: " + ", ".join(parts))
+                if agg.get("median_ms") is None:
+                    parts.append(f"{mode} failed")
+                    continue
+                refs = [ref for ref in REFERENCES if ref != mode and ref in by_mode]
+                parts.append(f"{mode} " + (", ".join(_ratio_text(agg, ref) for ref in refs)
+                                           or "-"))
+            lines.append(f"  {name:<15} {threads} thr: " + "; ".join(parts))
+            lines.append(f"  {'':<15}        1st step s: " + ", ".join(
+                f"{mode} {_seconds(agg)}" for mode, agg in by_mode.items()))
     return "\n".join(lines)
 
 
@@ -148,9 +202,60 @@ def write_json(path, data):
         json.dump(data, f, indent=1)
 
 
+MODE_COLORS = {"eager": "tab:gray", "inductor": "tab:purple", "ts": "tab:blue",
+               "ltc_mlir": "tab:orange", "pipelined": "tab:green"}
+
+
+def _bars(ax, names, series, thread_counts, from_one):
+    """Grouped bars: one group per workload, one bar per (mode, threads) of
+    series [(mode, threads, [(value or None, failed) per workload])]; the
+    second thread count hatched. from_one: bars grow from 1 (ratios: up is
+    slower, down is faster), else from the axis' bottom."""
+    width = 0.8 / len(series)
+    floor = 1 if from_one else min((v for _, _, cells in series for v, _ in cells if v),
+                                   default=1)
+    for i, (mode, threads, cells) in enumerate(series):
+        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(names))]
+        hatch = None if threads == thread_counts[0] else "//"
+        values = [v if v else float("nan") for v, _ in cells]
+        ax.bar(xs, [v - 1 for v in values] if from_one else values, width,
+               bottom=1 if from_one else None, label=f"{mode}, {threads} thr",
+               color=MODE_COLORS.get(mode), hatch=hatch, edgecolor="white")
+        for x, (v, failed) in zip(xs, cells):
+            if v or failed:
+                down = bool(v) and from_one and v < 1
+                y = v or floor
+                text = ("failed" if not v else f"{v:.2f}" if from_one
+                        else f"{v:.3g}")
+                ax.annotate(text, (x, y), ha="center", va="top" if down else "bottom",
+                            fontsize=6, rotation=90, xytext=(0, -2 if down else 2),
+                            textcoords="offset points")
+    if from_one:
+        ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.margins(y=0.15)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=15)
+    ax.legend(fontsize=6, ncol=2)
+
+
+def _series(results, names, thread_counts, modes, value):
+    """[(mode, threads, [(value(cell), failed) per workload])] of the modes
+    that ran at each thread count."""
+    out = []
+    for threads in thread_counts:
+        for mode in modes:
+            cells = [results[n].get(threads, {}).get(mode) for n in names]
+            if any(c is not None for c in cells):
+                out.append((mode, threads, [(value(c or {}), bool((c or {}).get("failed")))
+                                            for c in cells]))
+    return out
+
+
 def plot_ratios(results, path):
-    """Bar chart of mode/eager per workload, per thread count (log scale).
-    Returns a message saying what was written or why not."""
+    """Three panels per workload and thread count (log scale): every mode /
+    eager; ltc_mlir (and pipelined) / inductor; every mode's first step in
+    seconds. Returns a message saying what was written or why not."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -159,41 +264,30 @@ def plot_ratios(results, path):
         return ("plot skipped: matplotlib is not installed (Debian: apt-get install "
                 "python3-matplotlib, or scripts/install_deps.sh)")
     names = list(results)
-    series = []  # (label, [(ratio or None, failed) per workload])
     thread_counts = sorted({t for by_t in results.values() for t in by_t}, key=int)
-    for threads in thread_counts:
-        for mode in ("ts", "ltc_mlir", "pipelined"):
-            cells = [results[n].get(threads, {}).get(mode) for n in names]
-            if any(c is not None for c in cells):
-                series.append((f"{mode}/eager, {threads} thr",
-                               [((c or {}).get("ratio_vs_eager"), bool((c or {}).get("failed")))
-                                for c in cells]))
-    if not series:
-        return "plot skipped: no ratios (eager and another mode are both needed)"
-    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(names)), 4.5))
-    width = 0.8 / len(series)
-    colors = {"ts": "tab:blue", "ltc_mlir": "tab:orange", "pipelined": "tab:green"}
-    for i, (label, cells) in enumerate(series):
-        mode, threads = label.split("/")[0], label.split(", ")[1]
-        hatch = None if threads.startswith(thread_counts[0] + " ") else "//"
-        xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(names))]
-        # Bars grow from 1 (as fast as eager): up is slower, down is faster.
-        ax.bar(xs, [v - 1 if v else float("nan") for v, _ in cells], width, bottom=1,
-               label=label, color=colors.get(mode), hatch=hatch, edgecolor="white")
-        for x, (v, failed) in zip(xs, cells):
-            if v or failed:
-                down = bool(v) and v < 1
-                ax.annotate(f"{v:.2f}" if v else "failed", (x, v or 1), ha="center",
-                            va="top" if down else "bottom", fontsize=7, rotation=90,
-                            xytext=(0, -2 if down else 2), textcoords="offset points")
-    ax.axhline(1.0, color="black", linewidth=0.8)
-    ax.set_yscale("log")
-    ax.margins(y=0.12)
-    ax.set_xticks(range(len(names)))
-    ax.set_xticklabels(names, rotation=20)
-    ax.set_ylabel("median ms/step vs eager CPU (lower is faster)")
-    ax.set_title("ltc_mlir and TorchScript lazy backend vs eager PyTorch")
-    ax.legend(fontsize=8)
+    panels = [
+        ("median ms/step / eager (lower is faster)", True,
+         _series(results, names, thread_counts, ("inductor", "ts", "ltc_mlir", "pipelined"),
+                 lambda c: c.get("ratio_vs_eager"))),
+        ("median ms/step / inductor (lower is faster)", True,
+         _series(results, names, thread_counts, ("ltc_mlir", "pipelined"),
+                 lambda c: c.get("ratio_vs_inductor"))),
+        ("first step (trace + compile + run), s", False,
+         _series(results, names, thread_counts, tuple(MODE_COLORS),
+                 lambda c: (c.get("first_step_ms") or c.get("first_step_cached_ms") or 0) / 1e3
+                 or None)),
+    ]
+    panels = [p for p in panels if any(v for _, _, cells in p[2] for v, _ in cells)
+              or (p[1] and any(f for _, _, cells in p[2] for _, f in cells))]
+    if not panels:
+        return "plot skipped: nothing to plot"
+    fig, axes = plt.subplots(len(panels), 1, squeeze=False,
+                             figsize=(max(7, 1.9 * len(names)), 3.6 * len(panels)))
+    for ax, (label, from_one, series) in zip(axes[:, 0], panels):
+        _bars(ax, names, series, thread_counts, from_one)
+        ax.set_ylabel(label, fontsize=8)
+    axes[0, 0].set_title("ltc_mlir vs eager PyTorch, torch.compile (inductor) and the "
+                         "TorchScript lazy backend (ts), CPU", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -5,7 +5,10 @@ The parent calls `run_isolated(...)`; the child (this file with --child)
 sets the threads, initializes the backend, builds the workload, times the
 first step (trace + compile + run) and then `steps` steps after `warmup`
 more, each step synchronized (mark_step + wait_device_ops on the lazy
-device), and prints one line `BENCH_RESULT {json}`. The "pipelined" mode
+device), and prints one line `BENCH_RESULT {json}`. The "inductor" mode is
+eager CPU tensors with the step compiled by torch.compile (workloads.py;
+kernels: the call compiled); its first step is the compile. "ts" is torch's
+TorchScript lazy backend with benchmarks/ts_backend_fixes.py. The "pipelined" mode
 is ltc_mlir with ltc_mlir.set_pipelined(True): a step's graph runs while
 the next one traces, so its samples are blocks of PIPELINED_BLOCK steps
 with mark_step only, then one wait, divided by the block's steps. A Python exception, an
@@ -21,7 +24,7 @@ import sys
 import time
 import traceback
 
-MODES = ("eager", "ts", "ltc_mlir", "pipelined")
+MODES = ("eager", "inductor", "ts", "ltc_mlir", "pipelined")
 LTC_MLIR_MODES = ("ltc_mlir", "pipelined")
 PIPELINED_BLOCK = 10
 MARKER = "BENCH_RESULT "
@@ -31,11 +34,13 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 def _init_mode(mode):
     import torch
     import torch._lazy
-    if mode == "eager":
+    if mode in ("eager", "inductor"):
         return "cpu"
     if mode == "ts":
         import torch._lazy.ts_backend
+        import ts_backend_fixes
         torch._lazy.ts_backend.init()
+        ts_backend_fixes.install()
         return "lazy"
     if mode in LTC_MLIR_MODES:
         import ltc_mlir
@@ -45,12 +50,14 @@ def _init_mode(mode):
     raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
 
 
-def _build(kind, name, device):
+def _build(kind, name, device, inductor):
     if kind == "workload":
         from workloads import WORKLOADS
-        return WORKLOADS[name][0](device)
+        return WORKLOADS[name][0](device, inductor=inductor)
     from kernels import KERNELS
-    return KERNELS[name][0](device)
+    import torch
+    step = KERNELS[name][0](device)
+    return torch.compile(step) if inductor else step
 
 
 def _peak_rss_mb():
@@ -70,12 +77,27 @@ def _ltc_mlir_metrics():
     return out
 
 
+def _inductor_metrics():
+    """torch.compile's counters: graphs compiled (forward, backward and
+    optimizer graphs count one each), frames compiled, graph breaks, and
+    hits of Inductor's FX graph cache and AOTAutograd's cache (both in
+    TORCHINDUCTOR_CACHE_DIR)."""
+    from torch._dynamo.utils import counters
+    return {"graphs": counters["stats"].get("unique_graphs", 0),
+            "frames_compiled": counters["frames"].get("ok", 0),
+            "graph_breaks": sum(counters["graph_break"].values()),
+            "fxgraph_cache_hits": counters["inductor"].get("fxgraph_cache_hit", 0),
+            "fxgraph_cache_misses": counters["inductor"].get("fxgraph_cache_miss", 0),
+            "cache_hits": counters["inductor"].get("fxgraph_cache_hit", 0)
+            + counters["aot_autograd"].get("autograd_cache_hit", 0)}
+
+
 def child_main(spec):
     import torch
     torch.set_num_threads(spec["threads"])
     device = _init_mode(spec["mode"])
     lazy = device == "lazy"
-    step = _build(spec["kind"], spec["name"], device)
+    step = _build(spec["kind"], spec["name"], device, inductor=spec["mode"] == "inductor")
 
     def timed(block=1):
         start = time.perf_counter()
@@ -90,11 +112,15 @@ def child_main(spec):
 
     block = PIPELINED_BLOCK if spec["mode"] == "pipelined" else 1
     first_ms = timed()
+    if spec["mode"] == "inductor":
+        first_graphs = _inductor_metrics()["graphs"]
     for _ in range(spec["warmup"]):
         timed(block)
     if spec["mode"] in LTC_MLIR_MODES:
         import ltc_mlir
         warm = ltc_mlir.metrics()["compile_count"]
+    elif spec["mode"] == "inductor":
+        warm = _inductor_metrics()["graphs"]
     cpu_start, wall_start = time.process_time(), time.perf_counter()
     samples = [timed(block) for _ in range(spec["steps"])]
     # CPU time / wall time of the timed steps: the cores the process kept
@@ -109,11 +135,26 @@ def child_main(spec):
         # steady state (more warmup needed, or a graph that changes each step).
         result["ltc_mlir"]["compiles_while_timed"] = \
             result["ltc_mlir"]["compile_count"] - warm
+    elif spec["mode"] == "inductor":
+        result["inductor"] = _inductor_metrics()
+        result["inductor"]["graphs_first_step"] = first_graphs
+        # Recompiles (new graphs) during the timed steps.
+        result["inductor"]["compiles_while_timed"] = result["inductor"]["graphs"] - warm
+    elif spec["mode"] == "ts":
+        import ts_backend_fixes
+        result["ts"] = {"fallback_ops": ts_backend_fixes.fallback_ops()}
     return result
 
 
-def _child_env(threads, cache_dir):
+def _child_env(threads, cache_dir, inductor_cache_dir):
     env = dict(os.environ)
+    # gpt2 is built from its config: nothing to download, never try.
+    env["HF_HUB_OFFLINE"] = "1"
+    env["TRANSFORMERS_OFFLINE"] = "1"
+    if inductor_cache_dir is not None:
+        # Inductor's and AOTAutograd's caches: a fresh directory makes the
+        # first step a full compile.
+        env["TORCHINDUCTOR_CACHE_DIR"] = inductor_cache_dir
     t = str(threads)
     env["LTC_MLIR_NUM_THREADS"] = t
     # Eager's BLAS may run its own thread pool (OpenBLAS pthreads): pin it too.
@@ -132,17 +173,20 @@ def _tail(text, lines=6, chars=600):
     return "\n".join(kept)[-chars:]
 
 
-def run_isolated(kind, name, mode, threads, steps, warmup, timeout=900, cache_dir=""):
+def run_isolated(kind, name, mode, threads, steps, warmup, timeout=900, cache_dir="",
+                 inductor_cache_dir=None):
     """Runs one (kind, name, mode, threads) in a child process; returns the
     child's result dict, or {"error": reason} when it failed. cache_dir:
-    ltc_mlir's compile cache directory, "" for none, None for the user's."""
+    ltc_mlir's compile cache directory, "" for none, None for the user's.
+    inductor_cache_dir: TORCHINDUCTOR_CACHE_DIR, None for the user's."""
     spec = {"kind": kind, "name": name, "mode": mode, "threads": threads, "steps": steps,
             "warmup": warmup}
     cmd = [sys.executable, os.path.join(_HERE, "runner.py"), "--child", json.dumps(spec)]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
-                              env=_child_env(threads, cache_dir), cwd=_HERE)
+                              env=_child_env(threads, cache_dir, inductor_cache_dir),
+                              cwd=_HERE)
     except subprocess.TimeoutExpired as e:
         err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
         return {"error": f"timeout after {timeout} s", "stderr_tail": _tail(err)}

@@ -1,12 +1,13 @@
 """The benchmark suite: every workload (benchmarks/workloads.py) in eager
-PyTorch, torch's TorchScript lazy backend (ts) and ltc_mlir, and the kernel
-microbenchmarks (benchmarks/kernels.py) in eager and ltc_mlir, at each thread
-count, each run in its own process, in interleaved rounds (eager, ts,
-ltc_mlir, eager, ts, ltc_mlir, ...).
+PyTorch, torch.compile (inductor), torch's TorchScript lazy backend (ts) and
+ltc_mlir, and the kernel microbenchmarks (benchmarks/kernels.py) in eager,
+inductor and ltc_mlir, at each thread count, each run in its own process, in
+interleaved rounds (eager, inductor, ts, ltc_mlir, eager, inductor, ...).
 
-Reports the median ms/step of all timed steps of all rounds, mode/eager,
-the first-step (trace + compile) time and the peak RSS of each process; for
-kernels GFLOP/s and the percentage of the machine's f32 FMA peak. Writes
+Reports the median ms/step of all timed steps of all rounds, mode/eager and
+mode/inductor, the first-step (trace + compile) time and the peak RSS of
+each process; for kernels GFLOP/s and the percentage of the machine's f32
+FMA peak. Writes
 results.json (raw samples and medians), table.txt and ratio.png to
 --out-dir. Not a test.
 
@@ -53,9 +54,11 @@ def parse_args(argv=None):
     p.add_argument("--kernels", default="all",
                    help=f"comma list, 'all' or 'none' (known: {', '.join(kernels.KERNELS)})")
     p.add_argument("--modes", default=",".join(runner.MODES),
-                   help="modes of the workloads (eager, ts, ltc_mlir, pipelined: ltc_mlir "
-                        "with set_pipelined, run at 2 threads and more)")
-    p.add_argument("--kernel-modes", default="eager,ltc_mlir", help="modes of the kernels")
+                   help="modes of the workloads (eager; inductor: torch.compile of the model "
+                        "and of the optimizer step; ts: TorchScript lazy backend; ltc_mlir; "
+                        "pipelined: ltc_mlir with set_pipelined, run at 2 threads and more)")
+    p.add_argument("--kernel-modes", default="eager,inductor,ltc_mlir",
+                   help="modes of the kernels")
     p.add_argument("--threads", default="1,2",
                    help="thread counts (torch.set_num_threads and LTC_MLIR_NUM_THREADS)")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (processes) per mode")
@@ -74,6 +77,12 @@ def parse_args(argv=None):
                         "directory for this run, so only the first process of each workload "
                         "compiles; 'off' every process compiles; 'user' the usual "
                         "LTC_MLIR_CACHE_DIR / ~/.cache/ltc_mlir")
+    p.add_argument("--inductor-cache", choices=("process", "suite", "user"), default="process",
+                   help="TORCHINDUCTOR_CACHE_DIR (Inductor's FX graph cache and AOTAutograd's "
+                        "cache): 'process' (default) a fresh directory for every inductor "
+                        "process, so every first step is a full compile; 'suite' one directory "
+                        "for this run (later processes load the compiled graphs); 'user' the "
+                        "environment's TORCHINDUCTOR_CACHE_DIR or torch's default")
     p.add_argument("--out-dir", default=os.path.join(os.path.dirname(_HERE), "build", "bench"))
     p.add_argument("--from-json", metavar="RESULTS_JSON",
                    help="run nothing: print the tables and plot of an earlier results.json "
@@ -106,7 +115,7 @@ class Progress:
         if "error" in result:
             what = f"FAILED ({result['error']})"
         else:
-            cached = result.get("ltc_mlir", {}).get("disk_cache_hits")
+            cached = report.loaded_from_cache(result)
             what = (f"{result['median_ms']:.2f} ms/step, first {result['first_step_ms']:.0f} ms"
                     + (" (graphs from the compile cache)" if cached else ""))
             if flops:
@@ -137,15 +146,29 @@ def run_items(kind, names, modes, args, steps, progress):
                         print(f"[{progress.done}/{progress.total}] {label}: skipped "
                               f"(failed before)", flush=True)
                         continue
+                    inductor_cache = _inductor_cache_dir(args) if mode == "inductor" else None
                     result = runner.run_isolated(kind, name, mode, threads, steps, args.warmup,
                                                  timeout=args.timeout,
-                                                 cache_dir=args.cache_dir)
+                                                 cache_dir=args.cache_dir,
+                                                 inductor_cache_dir=inductor_cache)
+                    if args.inductor_cache == "process" and inductor_cache:
+                        shutil.rmtree(inductor_cache, ignore_errors=True)
                     rounds[mode].append(result)
                     progress.report(label, result, flops)
             by_mode = {mode: report.aggregate(rs) for mode, rs in rounds.items() if rs}
             report.add_ratios(by_mode)
             results[name][str(threads)] = by_mode
     return results
+
+
+def _inductor_cache_dir(args):
+    """TORCHINDUCTOR_CACHE_DIR of the next inductor process: None keeps the
+    user's; 'process' a new directory (removed after the process)."""
+    if args.inductor_cache == "user":
+        return None
+    if args.inductor_cache == "suite":
+        return os.path.join(args.run_dir, "inductor_cache")
+    return tempfile.mkdtemp(prefix="inductor_cache_", dir=args.run_dir)
 
 
 def _meta(args, peak, start_load):
@@ -155,7 +178,7 @@ def _meta(args, peak, start_load):
             "torch": torch.__version__, "cpu_count": os.cpu_count(),
             "load_average_start": start_load, "load_average_end": os.getloadavg(),
             "args": {k: v for k, v in vars(args).items()
-                     if not k.endswith("_list") and k != "cache_dir"},
+                     if not k.endswith("_list") and k not in ("cache_dir", "run_dir")},
             "machine_peak": peak}
 
 
@@ -166,14 +189,18 @@ def main(argv=None):
             data = json.load(f)
         os.makedirs(args.out_dir, exist_ok=True)
         return render(data, args.out_dir)
-    if args.cache != "suite":
+    # The run's temporary directory: ltc_mlir's compile cache (--cache suite)
+    # and Inductor's caches (--inductor-cache process/suite), removed at the end.
+    args.run_dir = tempfile.mkdtemp(prefix="ltc_mlir_bench_")
+    if args.cache == "suite":
+        args.cache_dir = os.path.join(args.run_dir, "ltc_mlir_cache")
+        os.makedirs(args.cache_dir)
+    else:
         args.cache_dir = "" if args.cache == "off" else None
-        return _run(args)
-    args.cache_dir = tempfile.mkdtemp(prefix="ltc_mlir_bench_cache_")
     try:
         return _run(args)
     finally:
-        shutil.rmtree(args.cache_dir, ignore_errors=True)
+        shutil.rmtree(args.run_dir, ignore_errors=True)
 
 
 def _run(args):
@@ -222,11 +249,14 @@ def render(data, out_dir):
     meta = data["meta"]
     text = []
     if workload_results:
-        text += ["Workloads (median of all timed steps; vs eager = mode / eager, below 1 is "
-                 "faster; 1st step: trace + compile + run, * = graphs loaded from the "
-                 "compile cache; cpu = CPU time / wall time, the cores kept busy):",
+        text += ["Workloads (median of all timed steps; vs eager = mode / eager, vs inductor "
+                 "= mode / inductor (torch.compile), below 1 is faster; 1st step: trace + "
+                 "compile + run, * = graphs loaded from the compile cache; cpu = CPU time / "
+                 "wall time, the cores kept busy):",
                  report.workload_table(workload_results), "",
-                 "mode/eager:", report.ratio_summary(workload_results), ""]
+                 "ltc_mlir against eager and inductor (mode / reference, below 1 is faster), "
+                 "and the first steps (compile):",
+                 report.ratio_summary(workload_results), ""]
         text += [f"  {n}: {w['description']}" for n, w in data["workloads"].items()] + [""]
     if kernel_results:
         text += ["Kernels:", report.kernel_table(kernel_results, machine.describe(meta["machine_peak"])), ""]

@@ -391,6 +391,7 @@ void InitBackend() {
     RegisterEqualKernel();
     RegisterShiftOperatorKernels();
     RegisterRot90Kernel();
+    RegisterSafeSoftmaxKernel();
     RegisterRreluKernels();
     RegisterFractionalPoolKernels();
     RegisterGridSampleKernel();

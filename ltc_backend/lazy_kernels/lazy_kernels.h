@@ -66,6 +66,9 @@ void RegisterEqualKernel();
 void RegisterShiftOperatorKernels();
 // rot90 as flip + permute_copy (its composite's transpose_ fell back).
 void RegisterRot90Kernel();
+// _safe_softmax (math attention's softmax) as softmax + where
+// (safe_softmax_kernel.cpp): its composite called where.self_out eagerly.
+void RegisterSafeSoftmaxKernel();
 // rrelu_with_noise(_) as leaky_relu (eval) or random slopes (training)
 // (rrelu_kernel.cpp): F.rrelu ran eagerly.
 void RegisterRreluKernels();

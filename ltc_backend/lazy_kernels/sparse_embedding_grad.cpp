@@ -47,7 +47,7 @@ at::Tensor EmbeddingBagBackward(const at::Tensor& grad, const at::Tensor& indice
                                 bool sparse, const std::optional<at::Tensor>& per_sample_weights,
                                 int64_t padding_idx) {
   if (sparse) WarnSparseGradientIsDense();
-  return at::_embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size,
+  return at::native::_embedding_bag_backward_symint(grad, indices, offsets, offset2bag, bag_size,
                                              maximum_indices, num_weights, scale_grad_by_freq,
                                              mode, /*sparse=*/false, per_sample_weights,
                                              padding_idx);

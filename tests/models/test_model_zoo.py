@@ -84,6 +84,52 @@ MODELS = {
         "torch.optim.AdamW(params, lr=1e-4)"),
 }
 
+# Models nobody here wrote: Hugging Face transformers and timm, built from
+# their config classes with random weights (nothing is downloaded), dropout
+# off (native dropout draws its own masks). Token batches are (ids, labels).
+_TOKENS = ("(torch.randint(0, 1000, (2, 16), generator=g), "
+           "torch.randint(0, 1000, (2, 16), generator=g))")
+_IMAGES = "(torch.randn(2, 3, 64, 64, generator=g), torch.randint(0, 10, (2,), generator=g))"
+MODELS.update({
+    # 2 layers with opt-125m's widths (vocabulary cut to 1000).
+    "hf_opt": ("transformers.OPTForCausalLM(transformers.OPTConfig(hidden_size=768, "
+               "num_attention_heads=12, ffn_dim=3072, num_hidden_layers=2, vocab_size=1000, "
+               "word_embed_proj_dim=768, max_position_embeddings=64, dropout=0.0, "
+               "attention_dropout=0.0, activation_dropout=0.0, layerdrop=0.0))",
+               _TOKENS, "model(input_ids=x, labels=y).loss",
+               "torch.optim.AdamW(params, lr=1e-4)"),
+    "hf_gpt2": ("transformers.GPT2LMHeadModel(transformers.GPT2Config(n_embd=128, n_layer=2, "
+                "n_head=4, vocab_size=1000, n_positions=64, resid_pdrop=0.0, embd_pdrop=0.0, "
+                "attn_pdrop=0.0))",
+                _TOKENS, "model(input_ids=x, labels=y).loss",
+                "torch.optim.AdamW(params, lr=1e-3)"),
+    "hf_bert": ("transformers.BertForSequenceClassification(transformers.BertConfig("
+                "hidden_size=128, num_hidden_layers=2, num_attention_heads=4, "
+                "intermediate_size=256, vocab_size=1000, max_position_embeddings=64, "
+                "hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0, num_labels=3))",
+                "(torch.randint(0, 1000, (2, 16), generator=g), torch.randint(0, 3, (2,), generator=g))",
+                "model(input_ids=x, labels=y).loss",
+                "torch.optim.AdamW(params, lr=1e-3)"),
+    # RoPE, RMSNorm, SwiGLU, grouped-query attention (4 heads, 2 KV heads).
+    "hf_llama": ("transformers.LlamaForCausalLM(transformers.LlamaConfig(hidden_size=128, "
+                 "intermediate_size=256, num_hidden_layers=2, num_attention_heads=4, "
+                 "num_key_value_heads=2, vocab_size=1000, max_position_embeddings=64))",
+                 _TOKENS, "model(input_ids=x, labels=y).loss",
+                 "torch.optim.AdamW(params, lr=1e-3)"),
+    "timm_resnet18": ("timm.create_model('resnet18', num_classes=10)", _IMAGES,
+                      "F.cross_entropy(model(x), y)",
+                      "torch.optim.SGD(params, lr=0.01, momentum=0.9)"),
+    "timm_vit_tiny": ("timm.create_model('vit_tiny_patch16_224', img_size=64, num_classes=10)",
+                      _IMAGES, "F.cross_entropy(model(x), y)",
+                      "torch.optim.AdamW(params, lr=1e-4)"),
+    "timm_convnext_atto": ("timm.create_model('convnext_atto', num_classes=10)", _IMAGES,
+                           "F.cross_entropy(model(x), y)",
+                           "torch.optim.AdamW(params, lr=1e-4)"),
+    "timm_efficientnet_b0": ("timm.create_model('efficientnet_b0', num_classes=10)", _IMAGES,
+                             "F.cross_entropy(model(x), y)",
+                             "torch.optim.SGD(params, lr=0.01, momentum=0.9)"),
+})
+
 # Models whose graphs still leave native code, and why (issue "Real models
 # compile natively"). Remove an entry when the model runs natively.
 NOT_NATIVE_YET = {
@@ -95,6 +141,7 @@ sys.path.insert(0, {models_dir!r})
 import torch, torchvision
 import torch.nn.functional as F
 import zoo
+{imports}
 torch.manual_seed(0)
 eager = {ctor}
 lazy = copy.deepcopy(eager).to("lazy")
@@ -154,8 +201,13 @@ emit({{"worst_ratio": worst, "worst_name": worst_name, "worst_errors": worst_err
 @functools.lru_cache(maxsize=None)
 def train_model(name):
     ctor, batch, loss, opt = MODELS[name]
+    imports = ""
+    if name.startswith("hf_"):
+        imports = "import os; os.environ['HF_HUB_OFFLINE'] = '1'; import transformers"
+    elif name.startswith("timm_"):
+        imports = "import timm"
     return run_isolated(_BODY.format(models_dir=MODELS_DIR, ctor=ctor, batch=batch,
-                                     loss=loss, opt=opt), timeout=900)
+                                     loss=loss, opt=opt, imports=imports), timeout=900)
 
 
 # Models whose values are further from float64 than eager f32's, and why

@@ -122,22 +122,6 @@ func.func @solve_triangular_f16(%a: !torch.vtensor<[3,3],f16>, %b: !torch.vtenso
 
 // -----
 
-// The deprecated cholesky raises for a matrix that is not positive-definite:
-// a runtime check that every info is 0.
-// CHECK: module attributes {ltc.runtime_checks = ["cholesky: The factorization could not be completed because the input is not positive-definite.
-// CHECK-LABEL: func.func @cholesky_deprecated(
-// CHECK: %[[RES:[a-z0-9_]+]]:2 = scf.for
-// CHECK: arith.cmpi eq
-// CHECK: scf.if
-// CHECK:   func.call @ltc_mlir_rt_check_failed(%{{.*}}) : (i64) -> ()
-func.func @cholesky_deprecated(%a: !torch.vtensor<[3,3],f32>) -> !torch.vtensor<[3,3],f32> {
-  %false = torch.constant.bool false
-  %0 = torch.aten.cholesky %a, %false : (!torch.vtensor<[3,3],f32>, !torch.bool) -> !torch.vtensor<[3,3],f32>
-  return %0 : !torch.vtensor<[3,3],f32>
-}
-
-// -----
-
 // The deprecated triangular_solve(B, A, upper, transpose): with transpose,
 // the lower triangle of A^T is read as a[k, i]; A comes back broadcast.
 // CHECK-LABEL: func.func @triangular_solve_transpose(

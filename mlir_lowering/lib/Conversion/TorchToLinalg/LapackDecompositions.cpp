@@ -1,6 +1,6 @@
 //===- LapackDecompositions.cpp - svd, eigh and qr through LAPACK ---------===//
 //
-// _linalg_svd, _linalg_eigh, _symeig_helper and linalg_qr (f32/f64) call
+// _linalg_svd, _linalg_eigh and linalg_qr (f32/f64) call
 // the runtime's LAPACK entry points (runtime/lapack.h): singular and
 // eigenvectors are only defined up to sign, so the only way to give eager's
 // exact vectors is to run eager's routine (gesdd, syevd, syev, geqrf +
@@ -281,25 +281,6 @@ protected:
   }
 };
 
-/// _symeig_helper(A, eigenvectors, upper) -> (eigenvalues, eigenvectors)
-/// (torch.symeig): syev, as eager calls it, so its own vector signs.
-class ConvertSymeig : public ConvertEigh {
-public:
-  ConvertSymeig(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : ConvertEigh(tc, "torch.aten._symeig_helper", ctx) {}
-
-protected:
-  std::optional<bool> upper(Operation *op) const override {
-    return getConstantBool(op->getOperand(2));
-  }
-  std::optional<bool> computeVectors(Operation *op) const override {
-    return getConstantBool(op->getOperand(1));
-  }
-  StringRef routine() const override { return "symeig"; }
-  StringRef apiName() const override { return "symeig"; }
-  StringRef lapackName() const override { return "syev"; }
-};
-
 /// linalg_qr(A, mode) -> (Q, R), mode "reduced", "complete" or "r".
 class ConvertQr : public LapackPattern {
 public:
@@ -401,7 +382,7 @@ protected:
 
 void populateLapackDecompositionPatterns(TorchTypeConverter &typeConverter,
                                          RewritePatternSet &patterns) {
-  patterns.add<ConvertSvd, ConvertEigh, ConvertSymeig, ConvertQr, ConvertGeqrf,
+  patterns.add<ConvertSvd, ConvertEigh, ConvertQr, ConvertGeqrf,
                ConvertHouseholderProduct>(typeConverter, patterns.getContext());
 }
 

@@ -1,0 +1,62 @@
+"""Makes torch 2.x's TorchScript lazy backend (the suite's "ts" mode) run the
+workloads: lowerings for the ops whose eager fallback breaks.
+
+torch 2.14's TS backend has no lowering for the multi-output view copies
+that functionalization emits for `split`, `chunk` and `unbind`
+(aten::split_copy.Tensor, split_with_sizes_copy, unbind_copy.int). They take
+the eager CPU fallback, whose outputs stay CPU tensors behind the lazy
+wrappers: the next op on them (nanoGPT's attention after
+`c_attn(x).split(...)`) fails with "Input tensor is not a lazy tensor:
+torch.FloatTensor". `install()` registers Lazy kernels that build each
+output with slice_copy / select_copy, which the TS backend lowers; the
+graph then stays lazy. Nothing here touches ltc_mlir's backend (it runs in
+another process).
+"""
+import torch
+
+_LIBRARY = None
+
+
+def _slices(t, sizes, dim):
+    dim = dim % t.dim()
+    out, start = [], 0
+    for size in sizes:
+        out.append(torch.ops.aten.slice_copy.Tensor(t, dim, start, start + size))
+        start += size
+    return out
+
+
+def _split_copy(t, split_size, dim=0):
+    n, split_size = t.shape[dim], int(split_size)
+    sizes = [min(split_size, n - i) for i in range(0, n, split_size)] if n else [0]
+    return _slices(t, sizes, dim)
+
+
+def _split_with_sizes_copy(t, split_sizes, dim=0):
+    return _slices(t, [int(s) for s in split_sizes], dim)
+
+
+def _unbind_copy(t, dim=0):
+    dim = dim % t.dim()
+    return [torch.ops.aten.select_copy.int(t, dim, i) for i in range(t.shape[dim])]
+
+
+def install():
+    """Registers the Lazy kernels (once per process); call after
+    torch._lazy.ts_backend.init()."""
+    global _LIBRARY
+    if _LIBRARY is not None:
+        return
+    lib = torch.library.Library("aten", "IMPL")
+    lib.impl("split_copy.Tensor", _split_copy, "Lazy")
+    lib.impl("split_with_sizes_copy", _split_with_sizes_copy, "Lazy")
+    lib.impl("unbind_copy.int", _unbind_copy, "Lazy")
+    _LIBRARY = lib
+
+
+def fallback_ops():
+    """{op: count} of the ops that ran on the CPU fallback in this process
+    (torch._lazy's counters named aten::...)."""
+    import torch._lazy.metrics as metrics
+    return {name: metrics.counter_value(name) for name in metrics.counter_names()
+            if name.startswith("aten::")}
