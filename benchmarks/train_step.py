@@ -3,7 +3,7 @@ SGD): ms/step of eager PyTorch, torch's own TorchScript lazy backend and
 ltc_mlir, measured in one run (each lazy backend in its own subprocess, since
 LTC holds one backend per process), with ratios against eager.
 
-Not a test. Usage: PYTHONPATH=build/python_packages /usr/bin/python3
+Not a test. Usage: PYTHONPATH=build/python_packages .venv/bin/python
 benchmarks/train_step.py [--steps N] [--batch B] [--threads T]. The full suite
 (every workload, rounds, threads, kernels) is benchmarks/suite.py (scripts/bench.sh).
 """

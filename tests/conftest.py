@@ -50,3 +50,18 @@ def disabled_ops():
         ltc_mlir.set_disabled_ops(list(ops))
     yield disable
     ltc_mlir.set_disabled_ops([])
+
+
+# Tests that fail on torch 2.14 after the port from torch 1.13, each with
+# its reason (tests/expected_failures.py, keyed "<path under tests>::<test>"): strict xfails, so one that starts
+# passing fails until its entry is removed.
+from expected_failures import EXPECTED_FAILURES  # noqa: E402
+
+
+def pytest_collection_modifyitems(config, items):
+    tests_dir = os.path.dirname(os.path.abspath(__file__))
+    for item in items:
+        key = os.path.relpath(str(item.fspath), tests_dir) + "::" + item.name
+        reason = EXPECTED_FAILURES.get(key)
+        if reason:
+            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
