@@ -1,5 +1,6 @@
 """Makes torch 2.x's TorchScript lazy backend (the suite's "ts" mode) run the
-workloads: lowerings for the ops whose eager fallback breaks.
+workloads: lowerings for the ops whose eager fallback breaks a step or
+makes it recompute the whole graph.
 
 torch 2.14's TS backend has no lowering for the multi-output view copies
 that functionalization emits for `split`, `chunk` and `unbind`
@@ -9,8 +10,17 @@ wrappers: the next op on them (nanoGPT's attention after
 `c_attn(x).split(...)`) fails with "Input tensor is not a lazy tensor:
 torch.FloatTensor". `install()` registers Lazy kernels that build each
 output with slice_copy / select_copy, which the TS backend lowers; the
-graph then stays lazy. Nothing here touches ltc_mlir's backend (it runs in
-another process).
+graph then stays lazy.
+
+torch 2.x's AdamW updates exp_avg with lerp_ (torch 1.13's with mul_ and
+add_), which the TS backend does not lower either: each parameter's lerp
+syncs its gradient alone, and since the other gradients are still pending,
+every sync runs the forward and backward again (GPT-2 with 2 layers: 29
+parameters, 46 s per step instead of about 2). `install()` also registers
+lerp.Scalar as self + weight * (end - self), in lazy ops.
+
+Nothing here touches ltc_mlir's backend (it runs in another process).
+fallback_ops() lists the ops that still take the CPU fallback.
 """
 import torch
 
@@ -41,6 +51,10 @@ def _unbind_copy(t, dim=0):
     return [torch.ops.aten.select_copy.int(t, dim, i) for i in range(t.shape[dim])]
 
 
+def _lerp_scalar(t, end, weight):
+    return torch.ops.aten.add.Tensor(t, torch.ops.aten.sub.Tensor(end, t), alpha=weight)
+
+
 def install():
     """Registers the Lazy kernels (once per process); call after
     torch._lazy.ts_backend.init()."""
@@ -51,6 +65,7 @@ def install():
     lib.impl("split_copy.Tensor", _split_copy, "Lazy")
     lib.impl("split_with_sizes_copy", _split_with_sizes_copy, "Lazy")
     lib.impl("unbind_copy.int", _unbind_copy, "Lazy")
+    lib.impl("lerp.Scalar", _lerp_scalar, "Lazy")
     _LIBRARY = lib
 
 

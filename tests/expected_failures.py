@@ -1,7 +1,534 @@
 """Tests that fail on torch 2.14, each with why: the port from torch 1.13
 (issue "Current PyTorch") is not finished. tests/conftest.py marks each one
-a strict xfail: one that starts passing fails until its entry is removed.
-Keys are "<path under tests/>::<test name with parameters>".
+an xfail (not strict: the fuzzer and the op sweep draw random cases).
+Keys are "<path under tests/>::<test name with parameters>"; each reason is
+the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
+    'e2e/test_activations.py::test_hard_activations[hardswish]':
+        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
+    'e2e/test_advanced_indexing.py::test_bad_index_arguments_raise_like_eager':
+        'torch 2.14: RuntimeError: Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 had torch.Size([3]); but expected shape should be broadcast',
+    'e2e/test_advanced_indexing.py::test_index_backward[broadcast]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::unsqueeze_co",
+    'e2e/test_advanced_indexing.py::test_index_backward[cols]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward[elements]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward[non_adjacent]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward[rows_duplicates]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype0]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype1]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype2]':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
+    'e2e/test_advanced_indexing.py::test_int32_indices_raise_like_eager':
+        'torch 2.14: Failed: DID NOT RAISE IndexError',
+    'e2e/test_advanced_indexing.py::test_setitem_duplicates_last_write_wins':
+        'torch 2.14: assert 2 == 1',
+    'e2e/test_advanced_indexing.py::test_training_step_with_position_embedding':
+        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::ScalarImplicit': 10, 'aten::_log_softmax': 2, 'aten::_log_softmax_backward_data': 2, 'aten::",
+    'e2e/test_arange_cumsum.py::test_cumsum_f16_raises_like_eager':
+        'torch 2.14: Failed: DID NOT RAISE RuntimeError',
+    'e2e/test_arange_cumsum.py::test_masked_fill_where[bool_self]':
+        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
+    'e2e/test_arange_cumsum.py::test_masked_fill_where[int_self_float_value]':
+        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
+    'e2e/test_arange_cumsum.py::test_masked_fill_where[scalar_broadcast_mask]':
+        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
+    'e2e/test_arange_cumsum.py::test_masked_fill_where[scalar_neg_inf]':
+        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
+    'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
+        'torch 2.14: RuntimeError: Index tensor must have the same number of dimensions as src tensor',
+    'e2e/test_common_ops.py::test_round_decimals[dtype2-2]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
+    'e2e/test_common_ops.py::test_round_decimals[dtype3-2]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-False-dtype0]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-False-dtype1]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-True-dtype0]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-True-dtype1]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-False-dtype0]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-False-dtype1]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-True-dtype0]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-True-dtype1]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_impossible_alignment_is_inf_or_zeroed_like_eager[False]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_impossible_alignment_is_inf_or_zeroed_like_eager[True]':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_int32_targets_match_natively':
+        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
+    'e2e/test_ctc_loss.py::test_invalid_arguments_raise_eagers_error[blank_out_of_range]':
+        "torch 2.14: assert 'Expected all...zy:0') first)' == 'blank must be in label range'",
+    'e2e/test_ctc_loss.py::test_invalid_arguments_raise_eagers_error[input_length_above_T]':
+        "torch 2.14: assert 'Expected all...zy:0') first)' == 'Expected inp...cate_outputs)'",
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[mean-1]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[mean-2]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[none-1]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[none-2]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[sum-1]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[sum-2]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss_weighted_float64_and_1d':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_dense_linalg.py::test_deprecated_cholesky[False-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
+    'e2e/test_dense_linalg.py::test_deprecated_cholesky[False-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
+    'e2e/test_dense_linalg.py::test_deprecated_cholesky[True-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
+    'e2e/test_dense_linalg.py::test_deprecated_cholesky[True-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
+    'e2e/test_dense_linalg.py::test_deprecated_cholesky_not_positive_definite_raises':
+        'torch 2.14: AssertionError: Regex pattern did not match.',
+    'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
+        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
+    'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':
+        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
+    'e2e/test_dense_linalg.py::test_solve[False-dtype0]':
+        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
+    'e2e/test_dense_linalg.py::test_solve[False-dtype1]':
+        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
+    'e2e/test_dense_linalg.py::test_solve[True-dtype0]':
+        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
+    'e2e/test_dense_linalg.py::test_solve[True-dtype1]':
+        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
+    'e2e/test_dense_linalg.py::test_solve_vector_and_broadcast':
+        'torch 2.14: AssertionError: output 3: Tensor-likes are not close!',
+    'e2e/test_distances.py::test_cdist_compute_modes[use_mm_for_euclid_dist]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_distances.py::test_cdist_matches_eager[shapes2-2.0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
+        'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
+    'e2e/test_foreach_ops.py::test_foreach_op_matches_eager[minimum_]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'e2e/test_foreach_ops.py::test_foreach_optimizer_trains_like_eager[adam_amsgrad]':
+        "torch 2.14: AssertionError: {'aten::copy': 12}",
+    'e2e/test_foreach_ops.py::test_foreach_optimizer_trains_like_eager[adamax]':
+        "torch 2.14: AssertionError: {'aten::copy': 12}",
+    'e2e/test_grid_sample.py::test_spatial_transformer_step_stays_native':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_indexing_ops.py::test_slice_assignment':
+        "torch 2.14: AssertionError: {'aten::copy': 6}",
+    'e2e/test_inference_mode.py::test_in_place_on_a_normal_tensor_then_training_goes_on':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[cnn]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[encoder]':
+        'torch 2.14: RuntimeError: The operator aten::view is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share storage',
+    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[lstm]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[mlp]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[resnet18]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_integer_math.py::test_shifts[torch.int32]':
+        'torch 2.14: AssertionError: (tensor([[          0,           0, -2147483648,           0,           0,',
+    'e2e/test_integer_math.py::test_shifts[torch.int64]':
+        'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
+    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[L-dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[U-dtype0]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[U-dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_full_matrices[shape1-dtype0]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_full_matrices[shape1-dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape1-dtype0]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape1-dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape3-dtype0]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape3-dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-False-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-False-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-True-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-True-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-False-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-False-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-True-dtype0]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-True-dtype1]':
+        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape16-gels-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape16-gels-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape17-gelsy-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape17-gelsy-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape18-gelsd-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape18-gelsd-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape19-gelss-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape19-gelss-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape20-None-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape20-None-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape21-gels-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape21-gels-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape22-gelsy-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape22-gelsy-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape23-gelsd-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape23-gelsd-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape24-gelss-dtype0]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape24-gelss-dtype1]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
+        'torch 2.14: Failed: DID NOT RAISE RuntimeError',
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-False-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-False-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-True-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-True-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-False-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-False-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-True-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-True-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-False-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-False-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-True-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-True-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-False-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-False-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-True-False]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-True-True]':
+        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
+    'e2e/test_normalization.py::test_group_norm[affine-1-4-shape0]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[affine-2-4-shape1]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[affine-2-6-shape4]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[affine-3-6-shape3]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[affine-4-4-shape2]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[plain-1-4-shape0]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[plain-2-4-shape1]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[plain-2-6-shape4]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[plain-3-6-shape3]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm[plain-4-4-shape2]':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_group_norm_random_affine':
+        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
+    'e2e/test_normalization.py::test_instance_norm_tracking_running_stats':
+        "torch 2.14: AssertionError: {'aten::copy': 4}",
+    'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
+        'torch 2.14: AssertionError: {',
+    'e2e/test_ops.py::test_op[add]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'e2e/test_ops.py::test_op[as_strided]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_float_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_ints_into_float]':
+        "torch 2.14: AssertionError: (('value', tensor([3., 3., 3.])), ('error', 'RuntimeError: tensor.device().is_cpu() || (tensor._is_zerotensor() && ten...ASSERT FAILED at '/__w/",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[addmm_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError...int64 instead' == 'RuntimeError...g int instead'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[bmm_into_double]':
+        "torch 2.14: AssertionError: assert 'RuntimeError...oat64 instead' == 'RuntimeError...ouble instead'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[cat_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'TypeError: t...put type Long'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[clamp_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...xpected Float'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[exp_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[matmul_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError...ue on GitHub.' == 'RuntimeError...at, and Float'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mean_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mm_into_double]':
+        "torch 2.14: AssertionError: assert 'RuntimeError...oat64 instead' == 'RuntimeError...ouble instead'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mm_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError...int64 instead' == 'RuntimeError...g int instead'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mul_resizes_out]':
+        "torch 2.14: AssertionError: (('value', tensor([ 3.0820, -0.5869, -4.3576])), ('error', 'RuntimeError: tensor.device().is_cpu() || (tensor._is_zero...ASSERT FAILED at '/__w/",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[pow_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[sort_values_into_long]':
+        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...g int instead'",
+    'e2e/test_out_arguments.py::test_out_argument_matches_eager[true_div_of_ints_into_long]':
+        "torch 2.14: assert 'RuntimeError... to PyTorch. ' == 'RuntimeError...put type Long'",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-GRU]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-LSTM]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-RNN]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-GRU]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-LSTM]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-RNN]':
+        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
+    'e2e/test_pointwise_math.py::test_binary_f32_forward_backward[lerp_tensor]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pointwise_math.py::test_prelu[shape0-4]':
+        "torch 2.14: AssertionError: ['graph_586231206d11a2d0: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
+    'e2e/test_pointwise_math.py::test_prelu[shape1-1]':
+        "torch 2.14: AssertionError: ['graph_d3b5a1d74b3468fe: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
+    'e2e/test_pointwise_math.py::test_prelu[shape2-3]':
+        "torch 2.14: AssertionError: ['graph_2e6d4d2ca177ae8e: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
+    'e2e/test_pointwise_math.py::test_unary_f32_forward_backward[softshrink]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype0-softshrink]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype1-softshrink]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype2-softshrink]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pooling.py::test_max_pool2d_dtypes[dtype1]':
+        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
+    'e2e/test_pooling.py::test_max_pool3d_bad_arguments_raise_like_eager[kw0-half of kernel size]':
+        'torch 2.14: AssertionError: Regex pattern did not match.',
+    'e2e/test_random_ops.py::test_fractional_max_pool_draws_its_samples_in_the_graph':
+        "torch 2.14: TypeError: object of type 'float' has no len()",
+    'e2e/test_reductions.py::test_reduction[var_mean_std_mean]':
+        "torch 2.14: AssertionError: ['graph_0b7db68587cf19f7: unsupported aten::ScalarImplicit, aten::std_mean, aten::var_mean -- partially native: 8 of 12 ops compiled in 1 segmen",
+    'e2e/test_reductions.py::test_reduction[var_single_element]':
+        "torch 2.14: AssertionError: ['graph_f808153207f48fe4: unsupported aten::var']",
+    'e2e/test_reductions.py::test_reduction[var_std]':
+        "torch 2.14: AssertionError: ['graph_ceabe539e70b6880: unsupported aten::ScalarImplicit, aten::std, aten::var -- partially native: 8 of 14 ops compiled in 1 segment(s), the ",
+    'e2e/test_rot90.py::test_rot90_bad_dims_raise_eagers_error[(0, 3)]':
+        'torch 2.14: IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)',
+    'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[-1-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':
+        'torch 2.14: AssertionError: Regex pattern did not match.',
+    'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[4-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':
+        'torch 2.14: AssertionError: Regex pattern did not match.',
+    'e2e/test_scatter_gather.py::test_op[diag_of_matrix]':
+        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
+    'e2e/test_scatter_gather.py::test_op[diag_of_vector]':
+        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
+    'e2e/test_scatter_gather.py::test_op[scatter_reduce_amax_False]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_scatter_gather.py::test_op[scatter_reduce_amin_False]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_scatter_gather.py::test_op[scatter_reduce_mean_False]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_scatter_gather.py::test_op[scatter_reduce_sum_False]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_scatter_gather.py::test_op[scatter_src_dup]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_scatter_gather.py::test_op[scatter_value]':
+        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
+    'e2e/test_set_storage.py::test_errors_are_clear':
+        'torch 2.14: AssertionError: Regex pattern did not match.',
+    'e2e/test_set_storage.py::test_parametrized_training_matches_eager[orthogonal_cayley]':
+        'torch 2.14: AssertionError: Tensor-likes are not close!',
+    'e2e/test_transformer_inference.py::test_encoder_matches_eager[eval-all_padded_tail]':
+        'torch 2.14: assert torch.Size([3, 5, 16]) == torch.Size([3, 7, 16])',
+    'e2e/test_transformer_inference.py::test_encoder_matches_eager[float_mask-all_padded_tail]':
+        'torch 2.14: assert torch.Size([3, 5, 16]) == torch.Size([3, 7, 16])',
+    'e2e/test_transformer_inference.py::test_transformer_decoder_over_padded_memory_matches_eager':
+        "torch 2.14: TypeError: _encoder_forward() got an unexpected keyword argument 'is_causal'",
+    'fuzz/test_differential.py::test_lazy_matches_eager':
+        'torch 2.14: test_differential.Fuzz_mismatch_output_values: AssertionError: output 0: lazy [-4] != eager [4] (at _compare: )',
+    'models/test_model_zoo.py::test_every_execution_native[swin_small]':
+        "torch 2.14: AssertionError: ({'aten::copy': 57}, [])",
+    'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
+        "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
+    'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_lazy_kernels.py::test_pickle_and_torch_save_round_trip':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_lazy_kernels.py::test_storage_access_is_a_clear_error':
+        "torch 2.14: AssertionError: [['RuntimeError', 'Lazy tensors have no storage: their values live in the lazy graph and the backend's buffers. Copy t...Error', 'can't convert ",
+    'reliability/test_lazy_kernels.py::test_unsupported_layouts_to_lazy_raise[torch.randn(3, 3).to_sparse_csr()-Unsupported device type for SparseCsr layout: lazy]':
+        "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
+    'reliability/test_numerics.py::test_cross_entropy_and_bias_grad_over_a_large_batch_match_float64':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':
+        'torch 2.14: assert False',
+    'reliability/test_numerics.py::test_softmax_and_log_softmax_of_long_rows_match_float64':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_numerics.py::test_weight_grad_over_a_large_batch_uses_k_blocks':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_sweep_regressions.py::test_composite_taking_views[addr]':
+        'torch 2.14: RuntimeError: The operator aten::view is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share storage',
+    'reliability/test_sweep_regressions.py::test_composite_taking_views[masked_scatter]':
+        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
+    'reliability/test_sweep_regressions.py::test_composite_taking_views[mvlgamma]':
+        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
+    'reliability/test_sweep_regressions.py::test_resize_within_storage[view]':
+        'torch 2.14: RuntimeError: During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() call. as_strided() is non-compositional',
+    'reliability/test_sweep_regressions.py::test_rprop_state_init_runs_natively':
+        "torch 2.14: AssertionError: {'aten::copy': 6}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_3d]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_clone]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_contiguous]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_from_cpu]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_from_cpu_transposed]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_on_lazy]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[channels_last_then_permute]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[diagonal]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[expand]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[movedim]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[not_a_view]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[not_a_view_overlapping]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[numpy_T]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[permute]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[select_column]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[slice_default_offset]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[slice_offset]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[t]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[t_default_offset]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[t_step_slice]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[t_then_select]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[t_unsqueeze]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[transpose_3d]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[transposed_from_cpu]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_as_strided_backward[transposed_from_cpu_sliced]':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_inplace_on_views_is_native':
+        "torch 2.14: AssertionError: {'aten::copy': 1}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-10x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-1x16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-2x2x3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-2x3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-2x3x8x16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-2x8]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-2x8x8]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-3]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-3x64]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-4x3]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[copy_last_into_first-64x64]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-10x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-1x16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-2x2x3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-2x3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-2x3x8x16]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-2x8]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-2x8x8]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-3]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-3x4]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-3x64]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-4x3]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[set_row-64x64]':
+        "torch 2.14: AssertionError: {'aten::copy': 2}",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_last_row-16]':
+        "torch 2.14: AssertionError: ['graph_5756530d5c19fb06: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_last_row-3]':
+        "torch 2.14: AssertionError: ['graph_9271fd8bcae8e59f: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_row-16]':
+        "torch 2.14: AssertionError: ['graph_bcc2f3582cd38585: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
+    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_row-3]':
+        "torch 2.14: AssertionError: ['graph_58994a3ec0631db5: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
 }

@@ -1,4 +1,5 @@
-"""Python-side fixes for lazy tensors in torch 1.13, installed by init().
+"""Python-side fixes for lazy tensors, installed by init() (written on torch
+1.13; the autocast one is torch 2.x's).
 
 torch.Tensor methods that fail on the lazy device for reasons unrelated to
 the computation (the C++ side is in ltc_backend/lazy_kernels/):
@@ -12,6 +13,10 @@ the computation (the C++ side is in ltc_backend/lazy_kernels/):
 - storage() (and is_shared/share_memory_, which use it): a clear error
   instead of "python bindings to nullptr storage ... are currently unsafe".
 
+- torch.is_autocast_enabled("lazy"): torch has no autocast for the lazy
+  device and raised "unknown device type for autocast" (Hugging Face's
+  Llama rotary embedding asks it with its input's device type). Autocast
+  is never on for lazy tensors: False.
 Every fix only changes behaviour for lazy tensors.
 """
 import torch
@@ -80,10 +85,23 @@ def _install_storage(cls):
     cls.storage = storage
 
 
+def _install_autocast_query():
+    original = torch.is_autocast_enabled
+
+    def is_autocast_enabled(*args, **kwargs):
+        device_type = args[0] if args else kwargs.get("device_type")
+        if device_type == "lazy":
+            return False
+        return original(*args, **kwargs)
+    is_autocast_enabled.__doc__ = original.__doc__
+    torch.is_autocast_enabled = is_autocast_enabled
+
+
 def install():
     global _installed
     if _installed:
         return
+    _install_autocast_query()
     _install_reduce(torch.Tensor)
     _install_constructors(torch.Tensor)
     _install_storage(torch.Tensor)
