@@ -208,25 +208,26 @@ MODE_COLORS = {"eager": "tab:gray", "inductor": "tab:purple", "ts": "tab:blue",
 
 def _bars(ax, names, series, thread_counts, from_one):
     """Grouped bars: one group per workload, one bar per (mode, threads) of
-    series [(mode, threads, [(value or None, failed) per workload])]; the
+    series [(mode, threads, [(value or None, failed, label suffix) per
+    workload])]; the
     second thread count hatched. from_one: bars grow from 1 (ratios: up is
     slower, down is faster), else from the axis' bottom."""
     width = 0.8 / len(series)
-    floor = 1 if from_one else min((v for _, _, cells in series for v, _ in cells if v),
+    floor = 1 if from_one else min((c[0] for _, _, cells in series for c in cells if c[0]),
                                    default=1)
     for i, (mode, threads, cells) in enumerate(series):
         xs = [j + (i - (len(series) - 1) / 2) * width for j in range(len(names))]
         hatch = None if threads == thread_counts[0] else "//"
-        values = [v if v else float("nan") for v, _ in cells]
+        values = [c[0] if c[0] else float("nan") for c in cells]
         ax.bar(xs, [v - 1 for v in values] if from_one else values, width,
                bottom=1 if from_one else None, label=f"{mode}, {threads} thr",
                color=MODE_COLORS.get(mode), hatch=hatch, edgecolor="white")
-        for x, (v, failed) in zip(xs, cells):
+        for x, (v, failed, suffix) in zip(xs, cells):
             if v or failed:
                 down = bool(v) and from_one and v < 1
                 y = v or floor
                 text = ("failed" if not v else f"{v:.2f}" if from_one
-                        else f"{v:.3g}")
+                        else f"{v:.3g}") + suffix
                 ax.annotate(text, (x, y), ha="center", va="top" if down else "bottom",
                             fontsize=6, rotation=90, xytext=(0, -2 if down else 2),
                             textcoords="offset points")
@@ -239,17 +240,23 @@ def _bars(ax, names, series, thread_counts, from_one):
     ax.legend(fontsize=6, ncol=2)
 
 
-def _series(results, names, thread_counts, modes, value):
-    """[(mode, threads, [(value(cell), failed) per workload])] of the modes
-    that ran at each thread count."""
+def _series(results, names, thread_counts, modes, value, suffix=lambda cell: ""):
+    """[(mode, threads, [(value(cell), failed, suffix(cell)) per workload])]
+    of the modes that ran at each thread count."""
     out = []
     for threads in thread_counts:
         for mode in modes:
             cells = [results[n].get(threads, {}).get(mode) for n in names]
             if any(c is not None for c in cells):
-                out.append((mode, threads, [(value(c or {}), bool((c or {}).get("failed")))
-                                            for c in cells]))
+                out.append((mode, threads, [(value(c or {}), bool((c or {}).get("failed")),
+                                             suffix(c or {})) for c in cells]))
     return out
+
+
+def _first_step_s(cell):
+    """The first step that compiled, else the one that loaded from the cache."""
+    ms = cell.get("first_step_ms") or cell.get("first_step_cached_ms")
+    return ms / 1e3 if ms else None
 
 
 def plot_ratios(results, path):
@@ -272,13 +279,13 @@ def plot_ratios(results, path):
         ("median ms/step / inductor (lower is faster)", True,
          _series(results, names, thread_counts, ("ltc_mlir", "pipelined"),
                  lambda c: c.get("ratio_vs_inductor"))),
-        ("first step (trace + compile + run), s", False,
-         _series(results, names, thread_counts, tuple(MODE_COLORS),
-                 lambda c: (c.get("first_step_ms") or c.get("first_step_cached_ms") or 0) / 1e3
-                 or None)),
+        ("first step (trace + compile + run), s; * = from the compile cache", False,
+         _series(results, names, thread_counts, tuple(MODE_COLORS), _first_step_s,
+                 lambda c: "*" if c.get("first_step_ms") is None
+                 and c.get("first_step_cached_ms") is not None else "")),
     ]
-    panels = [p for p in panels if any(v for _, _, cells in p[2] for v, _ in cells)
-              or (p[1] and any(f for _, _, cells in p[2] for _, f in cells))]
+    panels = [p for p in panels if any(c[0] or (p[1] and c[1])
+                                       for _, _, cells in p[2] for c in cells)]
     if not panels:
         return "plot skipped: nothing to plot"
     fig, axes = plt.subplots(len(panels), 1, squeeze=False,

@@ -19,6 +19,13 @@ every sync runs the forward and backward again (GPT-2 with 2 layers: 29
 parameters, 46 s per step instead of about 2). `install()` also registers
 lerp.Scalar as self + weight * (end - self), in lazy ops.
 
+Likewise torch 2.x's math attention (sdpa on a lazy device: GPT-2's
+attention) calls _safe_softmax (softmax, 0 for rows that are all -inf),
+whose composite runs isneginf, all and where on the CPU fallback: two syncs
+per layer, each running the graph up to that layer. `install()` registers
+it as softmax masked_fill'ed with 0 where a row has no finite element
+(count of x != -inf == 0).
+
 Nothing here touches ltc_mlir's backend (it runs in another process).
 fallback_ops() lists the ops that still take the CPU fallback.
 """
@@ -55,6 +62,16 @@ def _lerp_scalar(t, end, weight):
     return torch.ops.aten.add.Tensor(t, torch.ops.aten.sub.Tensor(end, t), alpha=weight)
 
 
+def _safe_softmax(t, dim, dtype=None):
+    if dtype is not None:
+        t = torch.ops.aten._to_copy.default(t, dtype=dtype)
+    softmax = torch.ops.aten._softmax.default(t, dim, False)
+    finite = torch.ops.aten.sum.dim_IntList(
+        torch.ops.aten.ne.Scalar(t, float("-inf")), [dim], True)
+    return torch.ops.aten.masked_fill.Scalar(
+        softmax, torch.ops.aten.eq.Scalar(finite, 0), 0.0)
+
+
 def install():
     """Registers the Lazy kernels (once per process); call after
     torch._lazy.ts_backend.init()."""
@@ -66,6 +83,7 @@ def install():
     lib.impl("split_with_sizes_copy", _split_with_sizes_copy, "Lazy")
     lib.impl("unbind_copy.int", _unbind_copy, "Lazy")
     lib.impl("lerp.Scalar", _lerp_scalar, "Lazy")
+    lib.impl("_safe_softmax", _safe_softmax, "Lazy")
     _LIBRARY = lib
 
 
