@@ -87,16 +87,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
     'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss_weighted_float64_and_1d':
         'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_dense_linalg.py::test_deprecated_cholesky[False-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
-    'e2e/test_dense_linalg.py::test_deprecated_cholesky[False-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
-    'e2e/test_dense_linalg.py::test_deprecated_cholesky[True-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
-    'e2e/test_dense_linalg.py::test_deprecated_cholesky[True-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. `torch.cholesky` is deprecated in favor of `torch.linalg.cholesky`.',
-    'e2e/test_dense_linalg.py::test_deprecated_cholesky_not_positive_definite_raises':
-        'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':
@@ -165,22 +155,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype1]':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-False-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-False-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-True-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[False-True-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-False-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-False-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-True-dtype0]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
-    'e2e/test_lapack_decompositions.py::test_symeig_runs_eagers_syev[True-True-dtype1]':
-        'torch 2.14: RuntimeError: This function was deprecated since version 1.9 and is now removed. The default behavior has changed from using the upper triangular portion of the',
     'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype0]':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype1]':

@@ -27,15 +27,12 @@ template <typename T> struct Routines {
   void (*syevd)(const char *jobz, const char *uplo, const int *n, T *a,
                 const int *lda, T *w, T *work, const int *lwork, int *iwork,
                 const int *liwork, int *info) = nullptr;
-  void (*syev)(const char *jobz, const char *uplo, const int *n, T *a,
-               const int *lda, T *w, T *work, const int *lwork,
-               int *info) = nullptr;
   void (*geqrf)(const int *m, const int *n, T *a, const int *lda, T *tau,
                 T *work, const int *lwork, int *info) = nullptr;
   void (*orgqr)(const int *m, const int *n, const int *k, T *a,
                 const int *lda, const T *tau, T *work, const int *lwork,
                 int *info) = nullptr;
-  bool complete() const { return gesdd && syevd && syev && geqrf && orgqr; }
+  bool complete() const { return gesdd && syevd && geqrf && orgqr; }
 };
 
 struct Lapack {
@@ -59,8 +56,6 @@ const Lapack *lapack() {
     bind(handle, "dgesdd_", l.f64.gesdd);
     bind(handle, "ssyevd_", l.f32.syevd);
     bind(handle, "dsyevd_", l.f64.syevd);
-    bind(handle, "ssyev_", l.f32.syev);
-    bind(handle, "dsyev_", l.f64.syev);
     bind(handle, "sgeqrf_", l.f32.geqrf);
     bind(handle, "dgeqrf_", l.f64.geqrf);
     bind(handle, "sorgqr_", l.f32.orgqr);
@@ -155,18 +150,15 @@ void svd(MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 3> *u,
   }
 }
 
-// A symmetric eigendecomposition routine with its workspace queried once:
-// syevd (linalg.eigh, apply_lapack_eigh) or syev (torch.symeig,
-// apply_symeig: its own vectors and signs).
+// syevd (linalg.eigh, apply_lapack_eigh) with its workspace queried once.
 template <typename T> struct SymmetricEigen {
-  bool divideAndConquer;
   char jobz, uplo;
   int n, lda, lwork = -1, liwork = -1;
   std::vector<T> work;
   std::vector<int> iwork;
 
-  SymmetricEigen(bool divideAndConquer, bool vectors, bool upper, int n)
-      : divideAndConquer(divideAndConquer), jobz(vectors ? 'V' : 'N'),
+  SymmetricEigen(bool vectors, bool upper, int n)
+      : jobz(vectors ? 'V' : 'N'),
         uplo(upper ? 'U' : 'L'), n(n), lda(std::max(1, n)) {
     std::vector<T> probe(static_cast<size_t>(lda) * n), w(std::max(1, n));
     T queried = 0;
@@ -178,23 +170,19 @@ template <typename T> struct SymmetricEigen {
     iwork.resize(liwork);
   }
   void call(T *a, T *w, T *workspace, int *intWorkspace, int *status) {
-    const Routines<T> &r = routines<T>();
-    if (divideAndConquer)
-      r.syevd(&jobz, &uplo, &n, a, &lda, w, workspace, &lwork, intWorkspace,
-              &liwork, status);
-    else
-      r.syev(&jobz, &uplo, &n, a, &lda, w, workspace, &lwork, status);
+    routines<T>().syevd(&jobz, &uplo, &n, a, &lda, w, workspace, &lwork,
+                        intWorkspace, &liwork, status);
   }
 };
 
 template <typename T>
-void symmetricEigen(bool divideAndConquer, MemRefDescriptor<T, 3> *a,
+void symmetricEigen(MemRefDescriptor<T, 3> *a,
                     MemRefDescriptor<T, 2> *values, MemRefDescriptor<T, 3> *vectors,
                     MemRefDescriptor<int32_t, 1> *info, int64_t upper,
                     int64_t computeVectors) {
   const int batch = static_cast<int>(a->sizes[0]);
   const int n = static_cast<int>(a->sizes[1]);
-  SymmetricEigen<T> routine(divideAndConquer, computeVectors, upper, n);
+  SymmetricEigen<T> routine(computeVectors, upper, n);
   std::vector<T> work_a(static_cast<size_t>(routine.lda) * n);
   std::vector<T> work_w(std::max(1, n));
   for (int b = 0; b < batch; ++b) {
@@ -351,14 +339,7 @@ using ltc_mlir::runtime::MemRefDescriptor;
       MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
       MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
       int64_t upper, int64_t computeV) {                                        \
-    ltc_mlir::runtime::symmetricEigen(true, a, values, vectors, info, upper,    \
-                                      computeV);                                \
-  }                                                                             \
-  void _mlir_ciface_ltc_mlir_rt_symeig_##SUFFIX(                                \
-      MemRefDescriptor<T, 3> *a, MemRefDescriptor<T, 2> *values,                \
-      MemRefDescriptor<T, 3> *vectors, MemRefDescriptor<int32_t, 1> *info,      \
-      int64_t upper, int64_t computeV) {                                        \
-    ltc_mlir::runtime::symmetricEigen(false, a, values, vectors, info, upper,   \
+    ltc_mlir::runtime::symmetricEigen(a, values, vectors, info, upper,          \
                                       computeV);                                \
   }                                                                             \
   void _mlir_ciface_ltc_mlir_rt_qr_##SUFFIX(MemRefDescriptor<T, 3> *a,          \
@@ -392,7 +373,7 @@ void *resolveLapackSymbol(const std::string &name) {
   LTC_MLIR_CIFACE_ENTRY_POINT(OP, f32), LTC_MLIR_CIFACE_ENTRY_POINT(OP, f64)
   static const EntryPoint entries[] = {
       LTC_MLIR_LAPACK_ENTRIES(svd),   LTC_MLIR_LAPACK_ENTRIES(eigh),
-      LTC_MLIR_LAPACK_ENTRIES(symeig), LTC_MLIR_LAPACK_ENTRIES(qr),
+      LTC_MLIR_LAPACK_ENTRIES(qr),
       LTC_MLIR_LAPACK_ENTRIES(geqrf), LTC_MLIR_LAPACK_ENTRIES(householder_product),
   };
 #undef LTC_MLIR_LAPACK_ENTRIES

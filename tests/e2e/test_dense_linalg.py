@@ -283,21 +283,6 @@ def test_deprecated_triangular_solve(dtype, upper, transpose):
           [b, a], (0, 1), ["aten::triangular_solve"], dtype)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("upper", [False, True])
-def test_deprecated_cholesky(dtype, upper):
-    a = spd(2, 5, 5, dtype=dtype, seed=32)
-    check(lambda a: torch.cholesky(a, upper=upper), [a], (0,), ["aten::cholesky"], dtype)
-
-
-def test_deprecated_cholesky_not_positive_definite_raises():
-    a = spd(4, 4, seed=33)
-    a[2, 2] = -1.0
-    with pytest.raises(RuntimeError, match="cholesky: The factorization could not be completed "
-                       "because the input is not positive-definite"):
-        torch.cholesky(a.to("lazy")).cpu()
-
-
 def test_gaussian_process_loss_one_graph():
     # A GP's negative log marginal likelihood: Cholesky, triangular solves,
     # the log-diagonal; forward and backward in native graphs.

@@ -83,33 +83,6 @@ def test_eigh_matches_eagers_vectors_and_gradient(dtype, uplo):
     eager, lazy = check(fn, [a], ["aten::_linalg_eigh"], dtype)
 
 
-@pytest.mark.filterwarnings("ignore:torch.symeig is deprecated")
-@pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("upper", [False, True])
-@pytest.mark.parametrize("eigenvectors", [False, True])
-def test_symeig_runs_eagers_syev(dtype, upper, eigenvectors):
-    # torch.symeig (deprecated, still in 1.13) calls syev, not eigh's syevd:
-    # its vectors and their signs are syev's. Without vectors, eager returns
-    # an empty tensor for them and no gradient flows.
-    a = rnd(2, 5, 5, dtype=dtype, seed=9)
-    def fn(a):
-        w, v = torch.symeig(a, eigenvectors=eigenvectors, upper=upper)
-        return (flat(w, v), w, v) if eigenvectors else (w, v)
-    check(fn, [a], ["aten::_symeig_helper"], dtype, grad=eigenvectors)
-
-
-@pytest.mark.filterwarnings("ignore:torch.symeig is deprecated")
-@pytest.mark.parametrize("bad", ["not_square", "vector", "integer"])
-def test_symeig_bad_input_raises_eagers_error(bad):
-    a = {"not_square": torch.randn(3, 4), "vector": torch.randn(3),
-         "integer": torch.ones(3, 3, dtype=torch.long)}[bad]
-    with pytest.raises(RuntimeError) as eager:
-        torch.symeig(a, eigenvectors=True)
-    with pytest.raises(RuntimeError) as lazy:
-        torch.symeig(a.to("lazy"), eigenvectors=True)[0].cpu()
-    assert str(lazy.value).splitlines()[0] == str(eager.value).splitlines()[0]
-
-
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_eigvalsh(dtype):
     a = rnd(4, 4, dtype=dtype, seed=5)

@@ -693,11 +693,3 @@ def test_tensor_split_with_lazy_indices_tensor():
     assert r["grads"] == [[1, 2, 2, 2, 3, 3, 3], [1, 1, 1, 2, 2, 3, 3]]
     assert r["eager_fallback"] == []
     assert r["bad_dtype"][0] == "RuntimeError" and "dtype of long" in r["bad_dtype"][1]
-
-
-def test_autocast_query_of_the_lazy_device_is_false():
-    # torch 2.14 raised "unknown device type for autocast" (Hugging Face's
-    # Llama asks it in its rotary embedding): _tensor_fixes answers False.
-    import torch
-    assert torch.is_autocast_enabled("lazy") is False
-    assert torch.is_autocast_enabled("cpu") is False

@@ -15,9 +15,7 @@
 //    before the failing one factored, d on its diagonal, A's values after.
 //  - _cholesky_solve_helper(B, L, upper) (cholesky_solve after its
 //    broadcast) and cholesky_inverse(L, upper): two triangular solves.
-//  - the deprecated cholesky(A, upper) (a runtime check raises for a matrix
-//    that is not positive-definite, without eager's minor order) and
-//    triangular_solve(B, A, upper, transpose, unitriangular).
+//  - the deprecated triangular_solve(B, A, upper, transpose, unitriangular).
 //
 //===----------------------------------------------------------------------===//
 
@@ -211,17 +209,11 @@ std::pair<Value, Value> createCholesky(OpBuilder &b, Location loc, Value a,
   return {res[0], res[1]};
 }
 
-/// linalg_cholesky_ex(A, upper, check_errors) -> (L, info), and the
-/// deprecated cholesky(A, upper) -> L (IsLegacy), which raises for a matrix
-/// that is not positive-definite: a runtime check on info.
-template <bool IsLegacy>
+/// linalg_cholesky_ex(A, upper, check_errors) -> (L, info).
 class ConvertCholesky : public NamedTorchPattern {
 public:
   ConvertCholesky(const TorchTypeConverter &tc, MLIRContext *ctx)
-      : NamedTorchPattern(tc,
-                          IsLegacy ? "torch.aten.cholesky"
-                                   : "torch.aten.linalg_cholesky_ex",
-                          ctx) {}
+      : NamedTorchPattern(tc, "torch.aten.linalg_cholesky_ex", ctx) {}
   LogicalResult
   matchAndRewrite(Operation *op, ArrayRef<Value> operands,
                   ConversionPatternRewriter &rewriter) const override {
@@ -235,15 +227,12 @@ public:
         lType.getRank() < 2)
       return fail(op, rewriter, "only f32 and f64 matrices are lowered");
     std::optional<bool> upper = getConstantBool(op->getOperand(1));
-    std::optional<bool> checkErrors =
-        IsLegacy ? std::optional(false) : getConstantBool(op->getOperand(2));
+    std::optional<bool> checkErrors = getConstantBool(op->getOperand(2));
     if (!upper || !checkErrors)
       return fail(op, rewriter, "upper and check_errors must be constants");
     if (*checkErrors)
       return fail(op, rewriter, "check_errors=True raises eagerly");
-    RankedTensorType infoType =
-        IsLegacy ? RankedTensorType::get(batchDims(lType), rewriter.getI32Type())
-                 : (*types)[1];
+    RankedTensorType infoType = (*types)[1];
     if (!infoType.getElementType().isInteger(32))
       return fail(op, rewriter, "info must be int32");
     if (hasZeroDim({lType}))
@@ -267,23 +256,6 @@ public:
     FailureOr<Value> infoOut = fromBatched(rewriter, loc, info, infoType);
     if (failed(lOut) || failed(infoOut))
       return fail(op, rewriter, "result shapes do not match");
-    if (IsLegacy) {
-      Value ok = createAllOf(
-          rewriter, loc, info, [](OpBuilder &b, Location l, Value v) {
-            return arith::CmpIOp::create(
-                       b, l, arith::CmpIPredicate::eq, v,
-                       createIntConstant(b, l, v.getType(), 0))
-                .getResult();
-          });
-      emitRuntimeCheck(
-          rewriter, loc, ok,
-          "cholesky: The factorization could not be completed because the "
-          "input is not positive-definite. Check that the input is "
-          "symmetric positive-definite, or call torch.linalg.cholesky_ex, "
-          "whose info gives the order of the failing leading minor.");
-      rewriter.replaceOp(op, *lOut);
-      return success();
-    }
     rewriter.replaceOp(op, ValueRange{*lOut, *infoOut});
     return success();
   }
@@ -405,7 +377,7 @@ public:
 void populateDenseLinearAlgebraPatterns(TorchTypeConverter &typeConverter,
                                         RewritePatternSet &patterns) {
   patterns.add<ConvertSolveTriangular, ConvertLegacyTriangularSolve,
-               ConvertCholesky<false>, ConvertCholesky<true>,
+               ConvertCholesky,
                ConvertCholeskySolve<false>, ConvertCholeskySolve<true>>(
       typeConverter, patterns.getContext());
 }

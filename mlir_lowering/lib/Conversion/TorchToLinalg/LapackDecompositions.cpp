@@ -3,7 +3,7 @@
 // _linalg_svd, _linalg_eigh and linalg_qr (f32/f64) call
 // the runtime's LAPACK entry points (runtime/lapack.h): singular and
 // eigenvectors are only defined up to sign, so the only way to give eager's
-// exact vectors is to run eager's routine (gesdd, syevd, syev, geqrf +
+// exact vectors is to run eager's routine (gesdd, syevd, geqrf +
 // orgqr) the way eager runs it.
 //
 // At tensor level: the batched input becomes a read-only buffer

@@ -4,7 +4,7 @@
 // and eigenvectors are defined up to sign, and which sign comes out depends
 // on the algorithm. So that a lazy graph gives exactly eager's vectors, the
 // TorchToLinalg lowerings (LapackDecompositions.cpp) call the LAPACK
-// routines eager PyTorch calls (gesdd, syevd, syev, geqrf + orgqr), from the same
+// routines eager PyTorch calls (gesdd, syevd, geqrf + orgqr), from the same
 // liblapack.so.3 libtorch links, with the same arguments: column-major
 // copies, the same job letters and workspace queries.
 //
