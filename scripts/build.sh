@@ -21,7 +21,8 @@ else
 fi
 PYTHON="${LTC_MLIR_VENV:-$ROOT/.venv}/bin/python"
 if [ ! -f "$BUILD/build.ninja" ]; then
+  # LTC_MLIR_LLVM_ROOT, when set, overrides CMake's default LLVM prefix.
   cmake -S "$ROOT" -B "$BUILD" -G Ninja "${CONFIG[@]}" -DLTC_MLIR_PYTHON="$PYTHON" \
-    -DLTC_MLIR_LLVM_ROOT="${LTC_MLIR_LLVM_ROOT:-/usr/lib/llvm-22}"
+    ${LTC_MLIR_LLVM_ROOT:+-DLTC_MLIR_LLVM_ROOT="$LTC_MLIR_LLVM_ROOT"}
 fi
 cmake --build "$BUILD" -j "${LTC_MLIR_JOBS:-$(nproc)}"

@@ -3,5 +3,6 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${LTC_MLIR_BUILD_DIR:-$ROOT/build}"
 # The project's venv (scripts/setup_venv.sh) with the pinned torch 2.14.
 PY="${LTC_MLIR_VENV:-$ROOT/.venv}/bin/python"
-LLVM_ROOT="${LTC_MLIR_LLVM_ROOT:-/usr/lib/llvm-22}"
+# The LLVM prefix the build was configured with (CMake's LTC_MLIR_LLVM_ROOT).
+llvm_root() { sed -n 's/^LTC_MLIR_LLVM_ROOT:PATH=//p' "$BUILD/CMakeCache.txt"; }
 export PYTHONPATH="$BUILD/python_packages${PYTHONPATH:+:$PYTHONPATH}"

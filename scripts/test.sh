@@ -9,7 +9,7 @@ status=0
 echo "== unit tests (GoogleTest) =="
 (cd "$BUILD" && ctest --output-on-failure) || status=1
 echo "== lit tests =="
-"$LLVM_ROOT/bin/lit" -sv "$BUILD/tests/lit" || status=1
+"$(llvm_root)/bin/lit" -sv "$BUILD/tests/lit" || status=1
 echo "== python tests (pytest) =="
 # Two workers (pytest-xdist), each file's tests in one worker in order;
 # LTC_MLIR_TEST_JOBS=1 runs them in this process.

@@ -35,7 +35,7 @@ echo "== unit tests (GoogleTest) under ASan+UBSan+LSan =="
 (cd "$BUILD" && ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=1" ctest --output-on-failure) || status=1
 
 echo "== lit tests under ASan+UBSan+LSan =="
-ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=1" /usr/lib/llvm-22/bin/lit -sv "$BUILD/tests/lit" || status=1
+ASAN_OPTIONS="$COMMON_ASAN:detect_leaks=1" "$(llvm_root)/bin/lit" -sv "$BUILD/tests/lit" || status=1
 
 echo "== python tests under ASan+UBSan (runtime preloaded; leaks not checked) =="
 # Python and libtorch keep their allocations until exit by design, so
