@@ -4,6 +4,9 @@
 
 #include <torch/csrc/lazy/core/metrics.h>
 
+#include "ltc_mlir/runtime/convolution.h"
+#include "ltc_mlir/runtime/gemm.h"
+
 #include <algorithm>
 #include <iomanip>
 #include <mutex>
@@ -18,7 +21,15 @@ MetricsSnapshot state;
 // LTC's boxed eager fallback counts each op under an "aten::<op>" counter;
 // reset() remembers their values so metrics() reports the difference.
 std::map<std::string, int64_t> eager_baseline;
+// The runtime's process-wide counters of kernel calls computed by plain
+// loops, and their values at the last reset().
+std::map<std::string, int64_t> kernel_baseline;
 constexpr size_t kMaxReasons = 64;
+
+std::map<std::string, int64_t> KernelFallbackCounters() {
+  return {{"gemm", ltc_mlir::runtime::gemmReferenceCalls()},
+          {"convolution", ltc_mlir::runtime::convolutionStats().fallbackCalls}};
+}
 
 std::map<std::string, int64_t> EagerFallbackCounters() {
   std::map<std::string, int64_t> out;
@@ -107,8 +118,13 @@ void Metrics::RecordExecution(bool native, bool cache_hit, double ms,
 
 MetricsSnapshot Metrics::Get() {
   std::map<std::string, int64_t> eager = EagerFallbackCounters();
+  std::map<std::string, int64_t> kernels = KernelFallbackCounters();
   std::lock_guard<std::mutex> lock(mu);
   MetricsSnapshot out = state;
+  for (const auto& kv : kernels) {
+    int64_t n = kv.second - kernel_baseline[kv.first];
+    if (n > 0) out.kernel_fallback_calls[kv.first] = n;
+  }
   for (const auto& kv : eager) {
     auto base = eager_baseline.find(kv.first);
     int64_t n = kv.second - (base == eager_baseline.end() ? 0 : base->second);
@@ -119,9 +135,11 @@ MetricsSnapshot Metrics::Get() {
 
 void Metrics::Reset() {
   std::map<std::string, int64_t> eager = EagerFallbackCounters();
+  std::map<std::string, int64_t> kernels = KernelFallbackCounters();
   std::lock_guard<std::mutex> lock(mu);
   state = MetricsSnapshot();
   eager_baseline = std::move(eager);
+  kernel_baseline = std::move(kernels);
   ResetCompileHistory();
 }
 
@@ -160,6 +178,12 @@ std::string Metrics::Report() {
   } else {
     os << "  fallback ops (op: count) :\n";
     for (const auto& kv : m.fallback_ops) os << "    " << kv.first << ": " << kv.second << "\n";
+  }
+  if (!m.kernel_fallback_calls.empty()) {
+    os << "  kernels run as plain loops:";
+    for (const auto& kv : m.kernel_fallback_calls) os << " " << kv.first << " " << kv.second << ";";
+    std::string why = ltc_mlir::runtime::oneDnnLibraryError();
+    os << (why.empty() ? " (oneDNN refused these calls)" : " (" + why + ")") << "\n";
   }
   if (!m.compile_reasons.empty()) {
     // Most frequent first: what keeps making graphs compile.

@@ -24,6 +24,9 @@ struct MetricsSnapshot {
   std::map<std::string, int64_t> native_ops;    // op -> ops run inside native graphs
   std::vector<std::string> fallback_reasons;    // one line per fallback graph
   std::vector<std::string> compiled_graphs;     // names of native graphs
+  // Calls of the runtime's oneDNN kernels ("gemm", "convolution") computed
+  // by plain loops instead (oneDNN missing or refusing): right, but slow.
+  std::map<std::string, int64_t> kernel_fallback_calls;
   int64_t disk_cache_hits = 0;    // graphs loaded from the persistent cache
   int64_t disk_cache_misses = 0;  // graphs looked up there and compiled
   // Graphs new to LTC whose module text equals that of a live compiled

@@ -51,6 +51,7 @@ PYBIND11_MODULE(_C, m) {
     d["compile_stage_ms"] = s.compile_stage_ms;
     d["fallback_reasons"] = s.fallback_reasons;
     d["compiled_graphs"] = s.compiled_graphs;
+    d["kernel_fallback_calls"] = s.kernel_fallback_calls;
     d["compile_reasons"] = s.compile_reasons;
     d["compile_explanations"] = s.compile_explanations;
     return d;

@@ -375,14 +375,8 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: [['RuntimeError', 'Lazy tensors have no storage: their values live in the lazy graph and the backend's buffers. Copy t...Error', 'can't convert ",
     'reliability/test_lazy_kernels.py::test_unsupported_layouts_to_lazy_raise[torch.randn(3, 3).to_sparse_csr()-Unsupported device type for SparseCsr layout: lazy]':
         "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
-    'reliability/test_numerics.py::test_cross_entropy_and_bias_grad_over_a_large_batch_match_float64':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
     'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':
         'torch 2.14: assert False',
-    'reliability/test_numerics.py::test_softmax_and_log_softmax_of_long_rows_match_float64':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
-    'reliability/test_numerics.py::test_weight_grad_over_a_large_batch_uses_k_blocks':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
     'reliability/test_sweep_regressions.py::test_composite_taking_views[addr]':
         'torch 2.14: RuntimeError: The operator aten::view is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share storage',
     'reliability/test_sweep_regressions.py::test_composite_taking_views[masked_scatter]':

@@ -191,7 +191,9 @@ def metrics():
     compile_reasons / compile_explanations (in debug mode, see set_debug():
     why graphs compiled, counted by kind, and the messages),
     fallback_reasons (one line per fallback graph), compiled_graphs (names
-    of the dumped modules). Pipelined graphs (set_pipelined) count once
+    of the dumped modules), kernel_fallback_calls ("gemm" / "convolution"
+    -> calls of the runtime's oneDNN kernels computed by plain loops,
+    because oneDNN was missing or refused them: right but slow). Pipelined graphs (set_pipelined) count once
     they have run: this waits for them.
     """
     _C._drain_pipeline()

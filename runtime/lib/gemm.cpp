@@ -1,21 +1,17 @@
-// The f32 GEMM block of compiled code: oneDNN's sgemm on the calling thread.
-//
-// Each call already is one block of a loop compiled code spreads over
-// libomp's threads, so oneDNN (libgomp) is told to use one thread for it
-// (gomp_threads.h).
+// The f32 GEMM block of compiled code: oneDNN's sgemm on the calling thread
+// (onednn/sgemm.cpp), plain loops if oneDNN is missing or refuses.
 #include "ltc_mlir/runtime/gemm.h"
 
-#include "gomp_threads.h"
-
-#include <dnnl.h>
+#include "onednn_library.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
 namespace {
 
-using ltc_mlir::runtime::GompThreadsScope;
+std::atomic<int64_t> referenceCalls{0};
 
 /// A row-major or transposed operand as oneDNN's sgemm takes it.
 struct Operand {
@@ -65,14 +61,12 @@ void rowMajorGemm(int64_t m, int64_t n, int64_t k, const float *a,
   thread_local std::vector<float> aScratch, bScratch;
   Operand lhs = asOperand(a, m, k, aStrideM, aStrideK, aScratch);
   Operand rhs = asOperand(b, k, n, bStrideK, bStrideN, bScratch);
-  dnnl_status_t status;
-  {
-    GompThreadsScope oneThread(1);
-    status = dnnl_sgemm(lhs.trans, rhs.trans, m, n, k, 1.0f, lhs.data, lhs.ld,
-                        rhs.data, rhs.ld, accumulate ? 1.0f : 0.0f, c, ldc);
-  }
-  if (status != dnnl_success)
-    referenceGemm(m, n, k, lhs, rhs, c, ldc, accumulate);
+  auto sgemm = ltc_mlir::runtime::oneDnn().sgemm;
+  if (sgemm && sgemm(lhs.trans, rhs.trans, m, n, k, 1.0f, lhs.data, lhs.ld,
+                     rhs.data, rhs.ld, accumulate ? 1.0f : 0.0f, c, ldc) == 0)
+    return;
+  referenceCalls.fetch_add(1, std::memory_order_relaxed);
+  referenceGemm(m, n, k, lhs, rhs, c, ldc, accumulate);
 }
 
 } // namespace
@@ -123,6 +117,10 @@ extern "C" void ltc_mlir_rt_sgemm(int64_t m, int64_t n, int64_t k, int64_t a,
 
 namespace ltc_mlir {
 namespace runtime {
+int64_t gemmReferenceCalls() { return referenceCalls.load(); }
+
+std::string oneDnnLibraryError() { return oneDnn().error; }
+
 void *resolveGemmSymbol(const std::string &name) {
   if (name == "ltc_mlir_rt_sgemm")
     return reinterpret_cast<void *>(&ltc_mlir_rt_sgemm);

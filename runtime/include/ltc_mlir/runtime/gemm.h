@@ -28,6 +28,12 @@ namespace ltc_mlir {
 namespace runtime {
 /// Address of the GEMM entry point when `name` is ltc_mlir_rt_sgemm.
 void *resolveGemmSymbol(const std::string &name);
+/// GEMM blocks computed by plain loops because oneDNN was missing or
+/// refused them, since the process started (metrics, tests).
+int64_t gemmReferenceCalls();
+/// Why the runtime's oneDNN library (libltc_mlir_onednn) could not be
+/// opened, or "" when it is loaded.
+std::string oneDnnLibraryError();
 } // namespace runtime
 } // namespace ltc_mlir
 
