@@ -133,24 +133,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: (tensor([[          0,           0, -2147483648,           0,           0,',
     'e2e/test_integer_math.py::test_shifts[torch.int64]':
         'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
-    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[L-dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[U-dtype0]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_eigh_matches_eagers_vectors_and_gradient[U-dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_full_matrices[shape1-dtype0]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_full_matrices[shape1-dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape1-dtype0]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape1-dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape3-dtype0]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_lapack_decompositions.py::test_svd_reduced_matches_eagers_vectors_and_gradient[shape3-dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
     'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype0]':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype1]':

@@ -1,4 +1,4 @@
-// Matrix decompositions through LAPACK, called as eager PyTorch 1.13's CPU
+// Matrix decompositions through LAPACK, called as eager PyTorch's CPU
 // kernels call them (aten/src/ATen/native/BatchLinearAlgebra*.cpp): each
 // matrix is copied column-major, the routine's optimal workspace is queried
 // once per call and reused for every matrix of the batch. Same routine, same
@@ -46,9 +46,13 @@ template <typename Fn> void bind(void *handle, const char *name, Fn &fn) {
 
 const Lapack *lapack() {
   static const Lapack *loaded = []() -> const Lapack * {
-    // libtorch links liblapack.so.3, so in a torch process this finds the
-    // library eager uses; RTLD_LOCAL keeps its symbols out of the JIT's way.
-    void *handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
+    // In a torch process: the LAPACK eager uses, the one inside the wheel's
+    // libtorch_cpu (MKL), which exports the Fortran names. Without torch
+    // (runtime unit tests, standalone programs): the system's liblapack,
+    // RTLD_LOCAL to keep its names out of the JIT's way.
+    void *handle = dlopen("libtorch_cpu.so", RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle || !dlsym(handle, "sgesdd_"))
+      handle = dlopen("liblapack.so.3", RTLD_NOW | RTLD_LOCAL);
     if (!handle)
       return nullptr;
     static Lapack l;
@@ -69,7 +73,7 @@ template <typename T> const Routines<T> &routines();
 template <> const Routines<float> &routines<float>() { return lapack()->f32; }
 template <> const Routines<double> &routines<double>() { return lapack()->f64; }
 
-/// PyTorch 1.13 reads the queried workspace size by truncation.
+/// PyTorch reads the queried workspace size by truncation.
 template <typename T> int workspaceSize(T queried) {
   return std::max<int>(1, static_cast<int>(queried));
 }
