@@ -133,50 +133,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: (tensor([[          0,           0, -2147483648,           0,           0,',
     'e2e/test_integer_math.py::test_shifts[torch.int64]':
         'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
-    'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lapack_decompositions.py::test_svdvals_and_the_norms_built_on_svd[dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape15-None-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape16-gels-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape16-gels-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape17-gelsy-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape17-gelsy-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape18-gelsd-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape18-gelsd-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape19-gelss-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape19-gelss-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape20-None-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape20-None-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape21-gels-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape21-gels-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape22-gelsy-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape22-gelsy-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape23-gelsd-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape23-gelsd-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape24-gelss-dtype0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_lstsq.py::test_lstsq_matches_eager[shape24-gelss-dtype1]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-False-False]':

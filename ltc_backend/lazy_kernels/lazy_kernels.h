@@ -88,7 +88,8 @@ void RegisterSegmentReduceKernels();
 // (multinomial_kernel.cpp): it ran eagerly.
 void RegisterMultinomialKernel();
 // linalg_lstsq as pinv(A) B with each driver's rank, singular values and
-// residuals, on the AutogradLazy key (lstsq_kernel.cpp): it ran eagerly.
+// residuals, on the AutogradLazy key (lstsq_kernel.cpp): it ran eagerly. Also
+// batched linalg_pinv, which raised in torch 2.14's LTC kernel.
 void RegisterLstsqKernel();
 // linalg_matrix_exp by scaling and squaring a Taylor polynomial (one sync
 // for the norm; matrix_exp_kernel.cpp): it ran eagerly.
