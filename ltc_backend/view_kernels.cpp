@@ -260,6 +260,20 @@ at::Tensor IdentityCopyLazy(const at::Tensor& self) {
                                      std::nullopt);
 }
 
+// aten::copy, the value functionalization gives `self.copy_(src)`: src in
+// self's dtype, broadcast to self's shape. torch 2.14's LTC has no kernel
+// for it, so every copy_ into a lazy tensor (slice assignment, as_strided's
+// backward, Tensor.copy_) ran on the CPU fallback and cut the graph.
+at::Tensor CopyLazy(const at::Tensor& self, const at::Tensor& src, bool non_blocking) {
+  at::Tensor value = src.device() == self.device() ? src : src.to(self.device(), non_blocking);
+  if (value.scalar_type() != self.scalar_type()) value = value.to(self.scalar_type());
+  if (!value.sizes().equals(self.sizes())) return at::expand_copy(value, self.sizes());
+  // A new tensor, never src itself: functionalization installs it as self.
+  return value.is_same(src) ? at::_ops::clone::redispatch(
+                                  c10::DispatchKeySet(c10::DispatchKey::Lazy), value, std::nullopt)
+                            : value;
+}
+
 }  // namespace
 
 bool IsLazyFunctional(const at::TensorBase& t) {
@@ -293,6 +307,7 @@ void RegisterViewKernels() {
                                                  c10::DispatchKey::Lazy, __FILE__, __LINE__);
   lazy_library->impl("detach_copy", TORCH_FN(IdentityCopyLazy));
   lazy_library->impl("alias_copy", TORCH_FN(IdentityCopyLazy));
+  lazy_library->impl("copy", TORCH_FN(CopyLazy));
 }
 
 }  // namespace backend
