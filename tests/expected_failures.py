@@ -325,12 +325,4 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() call. as_strided() is non-compositional',
     'reliability/test_sweep_regressions.py::test_rprop_state_init_runs_natively':
         "torch 2.14: AssertionError: {'aten::copy': 6}",
-    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_last_row-16]':
-        "torch 2.14: AssertionError: ['graph_5756530d5c19fb06: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
-    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_last_row-3]':
-        "torch 2.14: AssertionError: ['graph_9271fd8bcae8e59f: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
-    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_row-16]':
-        "torch 2.14: AssertionError: ['graph_bcc2f3582cd38585: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
-    'reliability/test_views_inplace.py::test_partial_write_keeps_the_rest[zero_row-3]':
-        "torch 2.14: AssertionError: ['graph_58994a3ec0631db5: the compiler crashed: signal 11 (Segmentation fault). This is a bug in ltc_mlir or MLIR/LLVM; please report it with th",
 }

@@ -131,7 +131,14 @@ struct FuseElementwisePass
     patterns.add<FuseIntoLaterMultiUseConsumer>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
                                                       reshapeIntoElementwise);
-    linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
+    // MLIR 22's constant folding of a rank-0 linalg op (a 0-d copy of a
+    // constant: x[0].zero_() on a 1-d x) crashes (APFloat of an empty
+    // iteration space); rank-0 ops are left to the loops.
+    linalg::ControlFusionFn foldableConstant = [singleUse](OpOperand *fused) {
+      auto type = dyn_cast<ShapedType>(fused->get().getType());
+      return type && type.getRank() > 0 && singleUse(fused);
+    };
+    linalg::populateConstantFoldLinalgOperations(patterns, foldableConstant);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);

@@ -152,3 +152,15 @@ func.func @consumer_reads_producer_twice(%x: tensor<64xf32>) -> (tensor<64xf32>,
   } -> tensor<64xf32>
   return %p#0, %c : tensor<64xf32>, tensor<64xf32>
 }
+
+// -----
+
+// A rank-0 copy of a constant (x[0].zero_() on a 1-d x) is not constant
+// folded: MLIR 22's folder crashed on it.
+// CHECK-LABEL: func.func @rank0_copy_of_a_constant
+// CHECK: linalg.copy
+func.func @rank0_copy_of_a_constant(%arg0: tensor<f32>) -> tensor<f32> {
+  %cst = arith.constant dense<0.000000e+00> : tensor<f32>
+  %0 = linalg.copy ins(%cst : tensor<f32>) outs(%arg0 : tensor<f32>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
