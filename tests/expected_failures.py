@@ -293,12 +293,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_set_storage.py::test_parametrized_training_matches_eager[orthogonal_cayley]':
         'torch 2.14: AssertionError: Tensor-likes are not close!',
-    'e2e/test_transformer_inference.py::test_encoder_matches_eager[eval-all_padded_tail]':
-        'torch 2.14: assert torch.Size([3, 5, 16]) == torch.Size([3, 7, 16])',
-    'e2e/test_transformer_inference.py::test_encoder_matches_eager[float_mask-all_padded_tail]':
-        'torch 2.14: assert torch.Size([3, 5, 16]) == torch.Size([3, 7, 16])',
-    'e2e/test_transformer_inference.py::test_transformer_decoder_over_padded_memory_matches_eager':
-        "torch 2.14: TypeError: _encoder_forward() got an unexpected keyword argument 'is_causal'",
     'fuzz/test_differential.py::test_lazy_matches_eager':
         'torch 2.14: test_differential.Fuzz_mismatch_output_values: AssertionError: output 0: lazy [-4] != eager [4] (at _compare: )',
     'models/test_model_zoo.py::test_every_execution_native[swin_small]':
@@ -307,10 +301,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
     'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':
         'torch 2.14: isolated.ChildCrashed: child process exited with 1',
-    'reliability/test_lazy_kernels.py::test_pickle_and_torch_save_round_trip':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
-    'reliability/test_lazy_kernels.py::test_storage_access_is_a_clear_error':
-        "torch 2.14: AssertionError: [['RuntimeError', 'Lazy tensors have no storage: their values live in the lazy graph and the backend's buffers. Copy t...Error', 'can't convert ",
     'reliability/test_lazy_kernels.py::test_unsupported_layouts_to_lazy_raise[torch.randn(3, 3).to_sparse_csr()-Unsupported device type for SparseCsr layout: lazy]':
         "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
     'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':

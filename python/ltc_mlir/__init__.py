@@ -93,7 +93,11 @@ def _raise_graph_errors_at_mark_step():
     # An error raised by a graph (a runtime check, the TorchScript fallback)
     # is kept by the backend until the end of the sync that ran it: a host
     # read (.item(), .cpu()) raises it, and so does torch._lazy.mark_step,
-    # through this wrapper, once its graph and step closures have run.
+    # through this wrapper, once its graph and step closures have run
+    # (torch 2.14's mark_step alone leaves it pending). The wrapper also
+    # turns the backend's warnings while compiling into Python warnings
+    # (torch's _mark_step binding installs no warning handler) and, with
+    # wait=True, waits for a pipelined graph (set_pipelined).
     def make(original):
         def mark_step(device: str = "", wait=False):
             try:
@@ -108,7 +112,8 @@ def _raise_graph_errors_at_mark_step():
 
 def _raise_graph_errors_at_wait_device_ops():
     # wait_device_ops also waits for graphs running on the pipeline thread
-    # (set_pipelined), and raises the error of one that failed.
+    # (set_pipelined), and raises the error of one that failed: torch
+    # 2.14's alone returns before they have run, and raises nothing.
     def make(original):
         def wait_device_ops(devices=None):
             try:
@@ -156,11 +161,12 @@ _tensor_contiguous = _torch.Tensor.contiguous
 
 
 def _contiguous(self, memory_format=_torch.contiguous_format):
-    # Python's Tensor.contiguous returns self when is_contiguous() says so,
-    # which lazy tensors always do (torch 1.13): `x.t().contiguous()` stayed
-    # a view of x, and writing into it changed x. For lazy tensors the
-    # dispatcher decides instead, from the strides eager would have
-    # (ltc_backend/view_kernels.cpp).
+    # Tensor.contiguous (at::TensorBase::contiguous) returns self when
+    # is_contiguous() says so, without dispatching, and a lazy tensor says
+    # so for every view (torch 2.14 as 1.13: x.t().is_contiguous() is True):
+    # `x.t().contiguous()` stayed a view of x, and writing into it changed
+    # x. For lazy tensors the dispatcher decides instead, from the strides
+    # eager would have (ltc_backend/view_kernels.cpp).
     if not self.is_cpu and self.device.type == "lazy":
         return _torch.ops.aten.contiguous(self, memory_format=memory_format)
     return _tensor_contiguous(self, memory_format=memory_format)

@@ -2,12 +2,17 @@
 
 Shared (tied) parameters: `Module._apply` (behind `.to`, `.cuda`, `.half`...)
 keeps a shared parameter shared only when it can swap the tensor inside the
-existing Parameter (`param.data = new`), which needs the old and new tensor
-types to be compatible. A CPU tensor and a lazy one are not, so each module
-got its own new Parameter: `model.to("lazy")` untied nanoGPT's
-`wte.weight is lm_head.weight`, each copy learned from half the gradient and
-training diverged from eager silently. Here the outermost `_apply` re-ties
-whatever was one Parameter (or buffer) before it ran.
+existing Parameter (`param.data = new`, torch 2.14's default), which needs
+the old and new tensor types to be compatible
+(torch._has_compatible_shallow_copy_type). A CPU tensor and a lazy one are
+not, so each module got its own new Parameter: on torch 2.14 too,
+`model.to("lazy")` untied nanoGPT's `wte.weight is lm_head.weight`, each
+copy learned from half the gradient and training diverged from eager
+silently. (torch.__future__.set_swap_module_params_on_conversion(True)
+would keep them tied, but it is off by default.) Here the outermost
+`_apply` re-ties whatever was one Parameter (or buffer) before it ran.
+Buffers are replaced one by one by torch (`_buffers[key] = fn(buf)`), so a
+shared buffer is re-tied too, by every conversion, CPU ones included.
 """
 import torch
 

@@ -1,7 +1,8 @@
 """Transformer inference with key padding masks against eager CPU
 (python/ltc_mlir/_transformer_fixes.py): in eval mode without gradients,
 eager's TransformerEncoder packs the batch into nested tensors, which zeros
-the padded positions and trims the result to the longest sequence; the lazy
+the padded positions before the final norm (torch 1.13 also trimmed the
+result to the longest sequence; torch 2.14 keeps src's length); the lazy
 device computes the regular path and gives the same result. Cases where
 eager keeps the regular path (mask not left-aligned, odd head count,
 training, gradients enabled, an attention mask too) stay as computed."""
@@ -49,12 +50,35 @@ def test_encoder_matches_eager(pad, variant):
     assert_all_native()
 
 
-def test_trimmed_and_zeroed_like_eager():
-    # The nested path's visible effects, which the lazy result reproduces.
+def test_padded_positions_zeroed_like_eager():
+    # The nested path's visible effects on torch 2.14, which the lazy result
+    # reproduces: 0 at the padded positions, src's length.
+    eager = encoder_outputs("cpu", "all_padded_tail")
     lazy = encoder_outputs("lazy", "all_padded_tail")
-    assert lazy.shape == (3, 5, 16)
-    assert torch.count_nonzero(lazy[1, 4:]) == 0 and torch.count_nonzero(lazy[2, 2:]) == 0
-    assert torch.count_nonzero(lazy[0]) == 5 * 16
+    assert lazy.shape == eager.shape == (3, 7, 16)
+    for row, kept in enumerate((5, 4, 2)):
+        assert torch.count_nonzero(eager[row, kept:]) == 0
+        assert torch.count_nonzero(lazy[row, kept:]) == 0
+        assert torch.count_nonzero(lazy[row, :kept]) == kept * 16
+
+
+def test_encoder_with_final_norm_matches_eager():
+    # Eager's final norm runs after the nested tensor is padded with zeros:
+    # its padded positions are the norm's bias.
+    outs = []
+    for device in ("cpu", "lazy"):
+        torch.manual_seed(0)
+        layer = torch.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True)
+        norm = torch.nn.LayerNorm(16)
+        torch.nn.init.normal_(norm.bias)
+        encoder = torch.nn.TransformerEncoder(layer, 2, norm=norm).to(device).eval()
+        x = torch.randn(3, 7, 16, generator=torch.Generator().manual_seed(1)).to(device)
+        ltc_mlir.reset_metrics()
+        with torch.no_grad():
+            out = encoder(x, src_key_padding_mask=torch.tensor(PAD["tail"]).to(device))
+        outs.append(out.cpu())
+    torch.testing.assert_close(outs[1], outs[0], rtol=1e-5, atol=1e-5)
+    assert_all_native()
 
 
 def test_transformer_decoder_over_padded_memory_matches_eager():
