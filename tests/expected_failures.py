@@ -107,16 +107,8 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
         'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
-    'e2e/test_foreach_ops.py::test_foreach_op_matches_eager[minimum_]':
-        "torch 2.14: AssertionError: {'aten::copy': 2}",
-    'e2e/test_foreach_ops.py::test_foreach_optimizer_trains_like_eager[adam_amsgrad]':
-        "torch 2.14: AssertionError: {'aten::copy': 12}",
-    'e2e/test_foreach_ops.py::test_foreach_optimizer_trains_like_eager[adamax]':
-        "torch 2.14: AssertionError: {'aten::copy': 12}",
     'e2e/test_grid_sample.py::test_spatial_transformer_step_stays_native':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_indexing_ops.py::test_slice_assignment':
-        "torch 2.14: AssertionError: {'aten::copy': 6}",
     'e2e/test_inference_mode.py::test_in_place_on_a_normal_tensor_then_training_goes_on':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[cnn]':
@@ -189,14 +181,8 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
     'e2e/test_normalization.py::test_group_norm_random_affine':
         'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_instance_norm_tracking_running_stats':
-        "torch 2.14: AssertionError: {'aten::copy': 4}",
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
         'torch 2.14: AssertionError: {',
-    'e2e/test_ops.py::test_op[add]':
-        "torch 2.14: AssertionError: {'aten::copy': 1}",
-    'e2e/test_ops.py::test_op[as_strided]':
-        "torch 2.14: AssertionError: {'aten::copy': 1}",
     'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_float_into_long]':
         "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
     'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_ints_into_float]':
@@ -227,18 +213,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...g int instead'",
     'e2e/test_out_arguments.py::test_out_argument_matches_eager[true_div_of_ints_into_long]':
         "torch 2.14: assert 'RuntimeError... to PyTorch. ' == 'RuntimeError...put type Long'",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-GRU]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-LSTM]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[False-RNN]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-GRU]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-LSTM]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
-    'e2e/test_packed_sequences.py::test_packed_rnn_training_matches_eager[True-RNN]':
-        "torch 2.14: AssertionError: assert ['aten::copy'] == []",
     'e2e/test_pointwise_math.py::test_binary_f32_forward_backward[lerp_tensor]':
         'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
     'e2e/test_pointwise_math.py::test_prelu[shape0-4]':
@@ -295,8 +269,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: Tensor-likes are not close!',
     'fuzz/test_differential.py::test_lazy_matches_eager':
         'torch 2.14: test_differential.Fuzz_mismatch_output_values: AssertionError: output 0: lazy [-4] != eager [4] (at _compare: )',
-    'models/test_model_zoo.py::test_every_execution_native[swin_small]':
-        "torch 2.14: AssertionError: ({'aten::copy': 57}, [])",
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
     'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':
@@ -313,6 +285,4 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'reliability/test_sweep_regressions.py::test_resize_within_storage[view]':
         'torch 2.14: RuntimeError: During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() call. as_strided() is non-compositional',
-    'reliability/test_sweep_regressions.py::test_rprop_state_init_runs_natively':
-        "torch 2.14: AssertionError: {'aten::copy': 6}",
 }

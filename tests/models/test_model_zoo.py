@@ -221,6 +221,13 @@ VALUES_LESS_ACCURATE = {
                     "Every block's forward and backward alone is as close to float64 as "
                     "eager's (measured block by block), and in float64 "
                     "lazy equals eager to 1e-13",
+    "timm_efficientnet_b0": "f32 rounding amplified by 3 SGD momentum steps: with oneDNN's "
+                            "GEMMs and convolutions blocks.1.0.se.conv_reduce.bias ends 2.56e-2 "
+                            "from float64 against eager's 0.80e-2 (bound 2.4e-2), with the "
+                            "generated kernels (LTC_MLIR_EXTERNAL_GEMM=0) within the bound; "
+                            "the SE convolution's forward and backward alone are as close to "
+                            "float64 as eager's (1.7e-8 vs 2.3e-8), and in float64 lazy "
+                            "computes eager's function (test_in_float64_computes_eagers_function)",
 }
 
 
@@ -254,20 +261,28 @@ def test_every_execution_native(name):
     assert r["native_execute_count"] == r["execute_count"], r
 
 
-def test_mobilenet_v2_in_float64_computes_eager_function():
+@pytest.mark.parametrize("name", sorted(VALUES_LESS_ACCURATE))
+def test_in_float64_computes_eagers_function(name):
     # Separates wrong computations from f32 rounding (VALUES_LESS_ACCURATE):
     # in float64 every gradient that is not analytically zero equals eager's.
-    r = run_isolated("""
-        import copy, torchvision
+    ctor, batch, loss, _ = MODELS[name]
+    imports = "import timm" if name.startswith("timm_") else ""
+    r = run_isolated(f"""
+        import copy, sys
+        sys.path.insert(0, {MODELS_DIR!r})
+        import torchvision, zoo
         import torch.nn.functional as F
+        {imports}
         torch.manual_seed(0)
-        eager = torchvision.models.mobilenet_v2(num_classes=10, dropout=0.0).double()
+        eager = {ctor}.double()
         lazy = copy.deepcopy(eager).to("lazy")
         g = torch.Generator().manual_seed(123)
-        x = torch.randn(4, 3, 64, 64, generator=g).double()
-        y = torch.randint(0, 10, (4,), generator=g)
+        x, y = {batch}
+        x = x.double() if x.is_floating_point() else x
         for model, device in ((eager, "cpu"), (lazy, "lazy")):
-            F.cross_entropy(model(x.to(device)), y.to(device)).backward()
+            x_, y_ = x.to(device), y.to(device)
+            model.train()
+            (lambda model, x, y: ({loss}).backward())(model, x_, y_)
         torch._lazy.mark_step()
         worst = 0.0
         for pe, pl in zip(eager.parameters(), lazy.parameters()):
@@ -275,7 +290,7 @@ def test_mobilenet_v2_in_float64_computes_eager_function():
             if norm > 1e-10:   # BN biases before another BN: zero gradient
                 worst = max(worst, (pl.grad.cpu() - pe.grad).norm().item() / norm)
         m = ltc_mlir.metrics()
-        emit({"worst": worst, "native": m["native_execute_count"], "fallback_ops": m["fallback_ops"]})
+        emit({{"worst": worst, "native": m["native_execute_count"], "fallback_ops": m["fallback_ops"]}})
     """, timeout=900)
     assert r["worst"] <= 1e-10, r
     assert r["fallback_ops"] == {} and r["native"] >= 1, r
