@@ -33,14 +33,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::ScalarImplicit': 10, 'aten::_log_softmax': 2, 'aten::_log_softmax_backward_data': 2, 'aten::",
     'e2e/test_arange_cumsum.py::test_cumsum_f16_raises_like_eager':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
-    'e2e/test_arange_cumsum.py::test_masked_fill_where[bool_self]':
-        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
-    'e2e/test_arange_cumsum.py::test_masked_fill_where[int_self_float_value]':
-        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
-    'e2e/test_arange_cumsum.py::test_masked_fill_where[scalar_broadcast_mask]':
-        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
-    'e2e/test_arange_cumsum.py::test_masked_fill_where[scalar_neg_inf]':
-        'torch 2.14: AssertionError: masked_fill.Scalar not in the compiled modules',
     'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
         'torch 2.14: RuntimeError: Index tensor must have the same number of dimensions as src tensor',
     'e2e/test_common_ops.py::test_round_decimals[dtype2-2]':
@@ -73,20 +65,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: assert 'Expected all...zy:0') first)' == 'blank must be in label range'",
     'e2e/test_ctc_loss.py::test_invalid_arguments_raise_eagers_error[input_length_above_T]':
         "torch 2.14: assert 'Expected all...zy:0') first)' == 'Expected inp...cate_outputs)'",
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[mean-1]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[mean-2]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[none-1]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[none-2]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[sum-1]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss[sum-2]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_decomposed_nn_ops.py::test_multi_margin_loss_weighted_float64_and_1d':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':
@@ -127,38 +105,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-False-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-False-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-True-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-False-True-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-False-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-False-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-True-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[False-True-True-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-False-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-False-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-True-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-False-True-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-False-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-False-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-True-False]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
-    'e2e/test_nn_ops.py::test_scaled_dot_product_attention[True-True-True-True]':
-        "torch 2.14: AttributeError: module 'torch.nn.functional' has no attribute '_scaled_dot_product_attention'",
     'e2e/test_normalization.py::test_group_norm[affine-1-4-shape0]':
         'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
     'e2e/test_normalization.py::test_group_norm[affine-2-4-shape1]':
@@ -251,18 +197,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_scatter_gather.py::test_op[diag_of_vector]':
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
-    'e2e/test_scatter_gather.py::test_op[scatter_reduce_amax_False]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_scatter_gather.py::test_op[scatter_reduce_amin_False]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_scatter_gather.py::test_op[scatter_reduce_mean_False]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_scatter_gather.py::test_op[scatter_reduce_sum_False]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_scatter_gather.py::test_op[scatter_src_dup]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
-    'e2e/test_scatter_gather.py::test_op[scatter_value]':
-        'torch 2.14: RuntimeError: scatter(): Expected self.dtype to be equal to src.dtype',
     'e2e/test_set_storage.py::test_errors_are_clear':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_set_storage.py::test_parametrized_training_matches_eager[orthogonal_cayley]':

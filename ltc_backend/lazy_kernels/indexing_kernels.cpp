@@ -1,4 +1,5 @@
-// Advanced indexing with integer index tensors kept in the lazy graph.
+// Advanced indexing with integer index tensors kept in the lazy graph, and
+// scatter of a number (ScatterValue below).
 //
 // torch 1.13 has no Lazy kernel for index.Tensor (x[i], x[:, i], x[i, j])
 // nor for index_put / _index_put_impl (x[i] = v and x[i] += v reach
@@ -102,6 +103,16 @@ void IndexingKernel(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CallAtenOpLazily(op, stack);
 }
 
+// scatter.value: torch 2.x's LTC passes the number as a 0-dim tensor graph
+// input, with which the TorchScript lowering resolves aten::scatter to
+// scatter.src: unsupported by our lowering, and in the fallback eager's
+// src dtype check failed (multi_margin_loss raised). The value is
+// scattered from a tensor filled with it, shaped like the index.
+at::Tensor ScatterValue(const at::Tensor& self, int64_t dim, const at::Tensor& index,
+                        const at::Scalar& value) {
+  return at::scatter(self, dim, index, at::full(index.sizes(), value, self.options()));
+}
+
 }  // namespace
 
 void RegisterIndexingKernels() {
@@ -115,6 +126,7 @@ void RegisterIndexingKernels() {
   QuietWarnings quiet;  // replaces the kernels registered just above
   for (const char* name : {"index.Tensor", "index_put", "_index_put_impl"})
     lib->impl(name, torch::CppFunction::makeFromBoxedFunction<&IndexingKernel>());
+  lib->impl("scatter.value", TORCH_FN(ScatterValue));
 }
 
 }  // namespace backend

@@ -149,18 +149,20 @@ def test_cumsum_f16_raises_like_eager():
 
 # --- masked_fill and where.self (attention masks) ----------------------------
 
+# torch 2.x's LTC passes a Python number as a 0-dim tensor graph input, so
+# masked_fill(mask, number) reaches the graph as masked_fill.Tensor.
 MASKED = [
     ("scalar_neg_inf", lambda a, m: a.masked_fill(m, float("-inf")).exp(),
-     [rnd(2, 3, 5, 5), torch.tril(torch.ones(5, 5)) == 0], (0,), "masked_fill.Scalar"),
+     [rnd(2, 3, 5, 5), torch.tril(torch.ones(5, 5)) == 0], (0,), "masked_fill.Tensor"),
     ("scalar_broadcast_mask", lambda a, m: a.masked_fill(m, 0.5),
-     [rnd(4, 6), torch.rand(6, generator=g) > 0.5], (0,), "masked_fill.Scalar"),
+     [rnd(4, 6), torch.rand(6, generator=g) > 0.5], (0,), "masked_fill.Tensor"),
     # (A mask larger than self: eager broadcasts the result, torch 1.13's LTC
     # types it as self; the lowering refuses the mismatch and it falls back.)
     ("int_self_float_value", lambda a, m: a.masked_fill(m, 2.7),
      [torch.randint(-5, 5, (4, 8), generator=g), torch.rand(4, 8, generator=g) > 0.5], (),
-     "masked_fill.Scalar"),
+     "masked_fill.Tensor"),
     ("bool_self", lambda a, m: (a > 0).masked_fill(m, True),
-     [rnd(9), torch.rand(9, generator=g) > 0.5], (), "masked_fill.Scalar"),
+     [rnd(9), torch.rand(9, generator=g) > 0.5], (), "masked_fill.Tensor"),
     ("tensor_value", lambda a, m, v: a.masked_fill(m, v),
      [rnd(3, 10), torch.rand(3, 10, generator=g) > 0.5, torch.tensor(-1.25, dtype=torch.float64)],
      (0,), "masked_fill.Tensor"),

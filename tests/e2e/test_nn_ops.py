@@ -133,19 +133,20 @@ def test_embedding_out_of_range_raises():
     assert_all_native()
 
 
-# F._scaled_dot_product_attention (torch 1.13's private fused attention):
-# without a gradient it calls _scaled_dot_product_attention_forward, which
-# had no Lazy kernel. dropout_p = 0: dropout's masks are random.
+# F.scaled_dot_product_attention: on the CPU (and on lazy tensors) the math
+# path, whose _safe_softmax is our Lazy kernel (safe_softmax_kernel.cpp).
+# dropout_p = 0: dropout's masks are random.
 @pytest.mark.parametrize("is_causal", [False, True])
-@pytest.mark.parametrize("need_attn_weights", [False, True])
+@pytest.mark.parametrize("scale", [None, 0.3])
 @pytest.mark.parametrize("with_mask", [False, True])
 @pytest.mark.parametrize("grad", [False, True])
-def test_scaled_dot_product_attention(is_causal, need_attn_weights, with_mask, grad):
+def test_scaled_dot_product_attention(is_causal, scale, with_mask, grad):
     q, k, v = rnd(2, 3, 5, 8), rnd(2, 3, 6, 8), rnd(2, 3, 6, 8)
     mask = (rnd(5, 6) > 0.5).float() * -1e4 if with_mask else None
 
     def fn(q, k, v, mask):
-        return F._scaled_dot_product_attention(q, k, v, mask, 0.0, need_attn_weights, is_causal)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=0.0,
+                                              is_causal=is_causal, scale=scale)
 
     if with_mask and is_causal:  # eager's argument check, raised the same
         with pytest.raises(RuntimeError, match="attn_mask should not be set when is_causal"):
