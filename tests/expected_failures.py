@@ -39,32 +39,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
     'e2e/test_common_ops.py::test_round_decimals[dtype3-2]':
         'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-False-dtype0]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-False-dtype1]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-True-dtype0]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[mean-True-dtype1]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-False-dtype0]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-False-dtype1]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-True-dtype0]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_ctc_loss_and_gradient_match_eager_natively[none-True-dtype1]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_impossible_alignment_is_inf_or_zeroed_like_eager[False]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_impossible_alignment_is_inf_or_zeroed_like_eager[True]':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_int32_targets_match_natively':
-        "torch 2.14: RuntimeError: Expected all tensors to be on the same device, but found at least two devices, lazy:0 and cpu! (argument 'input_lengths' of aten::_ctc_loss.Tensor",
-    'e2e/test_ctc_loss.py::test_invalid_arguments_raise_eagers_error[blank_out_of_range]':
-        "torch 2.14: assert 'Expected all...zy:0') first)' == 'blank must be in label range'",
-    'e2e/test_ctc_loss.py::test_invalid_arguments_raise_eagers_error[input_length_above_T]':
-        "torch 2.14: assert 'Expected all...zy:0') first)' == 'Expected inp...cate_outputs)'",
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':

@@ -11,6 +11,7 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/device_check.h"
@@ -74,6 +75,46 @@ void CtcLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CallAtenOpLazilyWithShapes(op, stack, {torch::lazy::Shape(lp.scalar_type(), lp.sizes().vec())});
 }
 
+std::vector<int64_t> Lengths(const at::Tensor& lengths) {
+  at::Tensor host = lengths.to(at::kCPU, at::kLong).contiguous();  // a sync if lazy
+  return std::vector<int64_t>(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
+}
+
+// _ctc_loss.Tensor: torch 2.x's F.ctc_loss passes tensor lengths (CPU
+// tensors beside lazy log_probs): LTC's device check raised. Eager reads
+// the lengths on the host; so does this kernel (AutogradLazy), then calls
+// the list overload, whose autograd and lowering are the ones above.
+std::tuple<at::Tensor, at::Tensor> CtcLossTensorLengths(
+    c10::DispatchKeySet ks, const at::Tensor& logProbs, const at::Tensor& targets,
+    const at::Tensor& inputLengths, const at::Tensor& targetLengths, int64_t blank,
+    bool zeroInfinity) {
+  if (inputLengths.dim() != 1 || targetLengths.dim() != 1 ||
+      !at::isIntegralType(inputLengths.scalar_type(), /*includeBool=*/false) ||
+      !at::isIntegralType(targetLengths.scalar_type(), /*includeBool=*/false))
+    return at::_ops::_ctc_loss_Tensor::redispatch(RegularAutogradKeys(ks), logProbs, targets,
+                                                  inputLengths, targetLengths, blank,
+                                                  zeroInfinity);
+  return at::_ctc_loss(logProbs, targets, Lengths(inputLengths), Lengths(targetLengths), blank,
+                       zeroInfinity);
+}
+
+// ctc_loss.Tensor (F.ctc_loss with tensor lengths), eager's composite on
+// lists of lengths: its own reduction divided the lazy loss by the CPU
+// target_lengths tensor (a device error).
+at::Tensor CtcLossWithTensorLengths(c10::DispatchKeySet ks, const at::Tensor& logProbs,
+                                    const at::Tensor& targets, const at::Tensor& inputLengths,
+                                    const at::Tensor& targetLengths, int64_t blank,
+                                    int64_t reduction, bool zeroInfinity) {
+  if (inputLengths.dim() != 1 || targetLengths.dim() != 1 ||
+      !at::isIntegralType(inputLengths.scalar_type(), /*includeBool=*/false) ||
+      !at::isIntegralType(targetLengths.scalar_type(), /*includeBool=*/false))
+    return at::_ops::ctc_loss_Tensor::redispatch(RegularAutogradKeys(ks), logProbs, targets,
+                                                 inputLengths, targetLengths, blank, reduction,
+                                                 zeroInfinity);
+  return at::ctc_loss(logProbs, targets, Lengths(inputLengths), Lengths(targetLengths), blank,
+                      reduction, zeroInfinity);
+}
+
 }  // namespace
 
 void RegisterCtcLossKernels() {
@@ -81,6 +122,10 @@ void RegisterCtcLossKernels() {
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Lazy, __FILE__, __LINE__);
   lib->impl("_ctc_loss", torch::CppFunction::makeFromBoxedFunction<&CtcLoss>());
   lib->impl("_ctc_loss_backward", torch::CppFunction::makeFromBoxedFunction<&CtcLossBackward>());
+  static torch::Library* autograd = new torch::Library(
+      torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
+  autograd->impl("_ctc_loss.Tensor", TORCH_FN(CtcLossTensorLengths));
+  autograd->impl("ctc_loss.Tensor", TORCH_FN(CtcLossWithTensorLengths));
 }
 
 }  // namespace backend
