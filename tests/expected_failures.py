@@ -79,28 +79,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
-    'e2e/test_normalization.py::test_group_norm[affine-1-4-shape0]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[affine-2-4-shape1]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[affine-2-6-shape4]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[affine-3-6-shape3]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[affine-4-4-shape2]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[plain-1-4-shape0]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[plain-2-4-shape1]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[plain-2-6-shape4]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[plain-3-6-shape3]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm[plain-4-4-shape2]':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
-    'e2e/test_normalization.py::test_group_norm_random_affine':
-        'torch 2.14: AssertionError: native_batch_norm not in the compiled modules',
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
         'torch 2.14: AssertionError: {',
     'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_float_into_long]':

@@ -1,10 +1,10 @@
 """Batch, group and instance norm end to end: forward and backward on the lazy
 device through ltc_mlir vs eager CPU.
 
-On the lazy device (torch 1.13) all three reach the graph as
-native_batch_norm / native_batch_norm_backward: GroupNorm runs batch norm
-over [1, N * G, ...] (no Lazy kernel for native_group_norm), InstanceNorm
-over [1, N * C, ...] with the parameters repeated N times. Each case checks
+On the lazy device (torch 2.14) batch and instance norm reach the graph as
+native_batch_norm / native_batch_norm_backward (InstanceNorm over
+[1, N * C, ...] with the parameters repeated N times), GroupNorm as
+native_group_norm / native_group_norm_backward. Each case checks
 the values with explicit tolerances, that every graph ran natively and that
 the op itself is in the compiled torch-dialect module.
 
@@ -334,7 +334,7 @@ def generic_blocks(text):
     return blocks
 
 
-# --- GroupNorm (batch norm over [1, N * G, D * S] on the lazy device) ------------
+# --- GroupNorm (native_group_norm and its backward on the lazy device) ---------------
 
 @pytest.mark.parametrize("groups,channels,shape", [
     (1, 4, (2, 4, 5)),
@@ -349,7 +349,7 @@ def test_group_norm(dump_dir, groups, channels, shape, affine):
     module = lambda: nn.GroupNorm(groups, channels, affine=affine)
     eager, lazy = run_module(module, x)
     split_close(eager, lazy, 1)
-    assert_native_with(dump_dir, "native_batch_norm", "native_batch_norm_backward")
+    assert_native_with(dump_dir, "native_group_norm", "native_group_norm_backward")
 
 
 def test_group_norm_random_affine(dump_dir):
@@ -358,7 +358,7 @@ def test_group_norm_random_affine(dump_dir):
     eager, lazy = run_both(lambda x, w, b: F.group_norm(x, 3, w, b, eps=1e-4),
                            x, w, b, grad_inputs=(0, 1, 2))
     split_close(eager, lazy, 1)
-    assert_native_with(dump_dir, "native_batch_norm", "native_batch_norm_backward")
+    assert_native_with(dump_dir, "native_group_norm", "native_group_norm_backward")
 
 
 # --- InstanceNorm (batch norm over [1, N * C, ...], parameters repeated) -----------
