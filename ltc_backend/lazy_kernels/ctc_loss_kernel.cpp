@@ -75,6 +75,15 @@ void CtcLossBackward(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   CallAtenOpLazilyWithShapes(op, stack, {torch::lazy::Shape(lp.scalar_type(), lp.sizes().vec())});
 }
 
+// Lengths the list overloads take: 1-D integer tensors (others keep torch's
+// kernel, with eager's error).
+bool ListableLengths(const at::Tensor& inputLengths, const at::Tensor& targetLengths) {
+  for (const at::Tensor* t : {&inputLengths, &targetLengths})
+    if (t->dim() != 1 || !at::isIntegralType(t->scalar_type(), /*includeBool=*/false))
+      return false;
+  return true;
+}
+
 std::vector<int64_t> Lengths(const at::Tensor& lengths) {
   at::Tensor host = lengths.to(at::kCPU, at::kLong).contiguous();  // a sync if lazy
   return std::vector<int64_t>(host.data_ptr<int64_t>(), host.data_ptr<int64_t>() + host.numel());
@@ -88,9 +97,7 @@ std::tuple<at::Tensor, at::Tensor> CtcLossTensorLengths(
     c10::DispatchKeySet ks, const at::Tensor& logProbs, const at::Tensor& targets,
     const at::Tensor& inputLengths, const at::Tensor& targetLengths, int64_t blank,
     bool zeroInfinity) {
-  if (inputLengths.dim() != 1 || targetLengths.dim() != 1 ||
-      !at::isIntegralType(inputLengths.scalar_type(), /*includeBool=*/false) ||
-      !at::isIntegralType(targetLengths.scalar_type(), /*includeBool=*/false))
+  if (!ListableLengths(inputLengths, targetLengths))
     return at::_ops::_ctc_loss_Tensor::redispatch(RegularAutogradKeys(ks), logProbs, targets,
                                                   inputLengths, targetLengths, blank,
                                                   zeroInfinity);
@@ -105,9 +112,7 @@ at::Tensor CtcLossWithTensorLengths(c10::DispatchKeySet ks, const at::Tensor& lo
                                     const at::Tensor& targets, const at::Tensor& inputLengths,
                                     const at::Tensor& targetLengths, int64_t blank,
                                     int64_t reduction, bool zeroInfinity) {
-  if (inputLengths.dim() != 1 || targetLengths.dim() != 1 ||
-      !at::isIntegralType(inputLengths.scalar_type(), /*includeBool=*/false) ||
-      !at::isIntegralType(targetLengths.scalar_type(), /*includeBool=*/false))
+  if (!ListableLengths(inputLengths, targetLengths))
     return at::_ops::ctc_loss_Tensor::redispatch(RegularAutogradKeys(ks), logProbs, targets,
                                                  inputLengths, targetLengths, blank, reduction,
                                                  zeroInfinity);

@@ -119,8 +119,6 @@ namespace ltc_mlir {
 namespace runtime {
 int64_t gemmReferenceCalls() { return referenceCalls.load(); }
 
-std::string oneDnnLibraryError() { return oneDnn().error; }
-
 void *resolveGemmSymbol(const std::string &name) {
   if (name == "ltc_mlir_rt_sgemm")
     return reinterpret_cast<void *>(&ltc_mlir_rt_sgemm);

@@ -1,6 +1,8 @@
 // Opens libltc_mlir_onednn from the directory of libltc_mlir_runtime.
 #include "onednn_library.h"
 
+#include "ltc_mlir/runtime/gemm.h"
+
 #include <dlfcn.h>
 
 #include <string>
@@ -57,6 +59,8 @@ const OneDnnLibrary &oneDnn() {
   static const OneDnnLibrary library = load();
   return library;
 }
+
+std::string oneDnnLibraryError() { return oneDnn().error; }
 
 } // namespace runtime
 } // namespace ltc_mlir

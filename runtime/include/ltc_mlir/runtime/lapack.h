@@ -5,7 +5,8 @@
 // on the algorithm. So that a lazy graph gives exactly eager's vectors, the
 // TorchToLinalg lowerings (LapackDecompositions.cpp) call the LAPACK
 // routines eager PyTorch calls (gesdd, syevd, geqrf + orgqr), from the same
-// liblapack.so.3 libtorch links, with the same arguments: column-major
+// library (the MKL inside libtorch_cpu in a torch process, else the
+// system's liblapack.so.3), with the same arguments: column-major
 // copies, the same job letters and workspace queries.
 //
 // Each entry point takes MLIR memref descriptors (func.call with
