@@ -406,6 +406,7 @@ void InitBackend() {
     RegisterEmbeddingBagKernel();
     RegisterSparseEmbeddingGrad();
     RegisterCtcLossKernels();
+    RegisterInplaceMetaKernels();
     RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();
