@@ -406,7 +406,7 @@ void InitBackend() {
     RegisterEmbeddingBagKernel();
     RegisterSparseEmbeddingGrad();
     RegisterCtcLossKernels();
-    RegisterInplaceMetaKernels();
+    RegisterCppMetaKernels();
     RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();

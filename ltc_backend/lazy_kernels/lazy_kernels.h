@@ -212,10 +212,10 @@ size_t InstallMutationGuard();
 // in eager. Returns how many kernels it wrapped.
 size_t InstallInferenceModeViewFix();
 
-// C++ Meta kernels for hot in-place ops in place of torch's Python ones
-// (inplace_meta_kernels.cpp): functionalization runs them before every
-// in-place op on a lazy tensor. Returns how many it registered.
-size_t RegisterInplaceMetaKernels();
+// C++ Meta kernels for hot in-place ops and empty_like in place of torch's
+// Python ones (cpp_meta_kernels.cpp): functionalization runs them before
+// every in-place op on a lazy tensor. Returns how many it registered.
+size_t RegisterCppMetaKernels();
 
 // _ctc_loss and its backward as lazy ops (ctc_loss_kernel.cpp).
 void RegisterCtcLossKernels();
