@@ -67,9 +67,14 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
     os << "ltc-lower-external-gemms{parallel="
        << (options.parallelize ? "true" : "false") << "},";
   // Strided copies bufferization inserted: loops, not memrefCopy calls.
+  // Reductions along the vector (a row's max or sum: softmax, layer norm)
+  // become one vector.reduction each, which LLVM computes as a tree of
+  // vector ops; inner-parallel made them one scalar op per element (a
+  // softmax row max of 64 floats: 64 dependent compare+selects).
   os << "func.func(ltc-expand-strided-copies,convert-linalg-to-loops,"
         "convert-vector-to-scf{full-unroll=true target-rank=1},"
-        "lower-vector-multi-reduction,lower-vector-mask),"
+        "lower-vector-multi-reduction{lowering-strategy=inner-reduction},"
+        "lower-vector-mask),"
      // One function per large loop nest: what follows scales with function
      // size (see OutlineLoopNests.cpp).
      << "ltc-outline-loop-nests,"
