@@ -305,18 +305,6 @@ void CallAtenOpLazilyWithShapes(const c10::OperatorHandle& op, torch::jit::Stack
   }
 }
 
-namespace {
-
-c10::OperatorHandle FindAtenOp(const std::string& name) {
-  size_t dot = name.find('.');
-  std::string base = name.substr(0, dot);
-  std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
-  return c10::Dispatcher::singleton().findSchemaOrThrow(("aten::" + base).c_str(),
-                                                        overload.c_str());
-}
-
-}  // namespace
-
 void RegisterAtenOpKernel(const std::string& name, AtenOpShapeFn shapes) {
   c10::OperatorHandle op = FindAtenOp(name);
   {

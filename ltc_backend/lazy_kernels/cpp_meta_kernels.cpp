@@ -169,13 +169,8 @@ size_t RegisterCppMetaKernels() {
   QuietWarnings quiet;  // we override torch's Python Meta kernels on purpose
   size_t registered = 0;
   for (const CppMeta& entry : kCppMetas) {
-    std::string name = entry.name;
-    size_t dot = name.find('.');
-    std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
-    std::optional<c10::OperatorHandle> op = c10::Dispatcher::singleton().findOp(
-        {"aten::" + name.substr(0, dot), overload});
-    if (!op) continue;
-    c10::KernelFunction current = RegisteredKernel(*op, c10::DispatchKey::Meta);
+    c10::KernelFunction current =
+        RegisteredKernel(FindAtenOp(entry.name), c10::DispatchKey::Meta);
     // Without a Python kernel to keep for symbolic operands, leave torch's.
     if (!current.isValid()) continue;
     lib->impl(entry.name, torch::CppFunction::makeFromBoxedFunctor(

@@ -32,6 +32,14 @@ std::string OperatorFullName(const c10::OperatorHandle& op) {
   return name.overload_name.empty() ? name.name : name.name + "." + name.overload_name;
 }
 
+c10::OperatorHandle FindAtenOp(const std::string& name) {
+  size_t dot = name.find('.');
+  std::string base = name.substr(0, dot);
+  std::string overload = dot == std::string::npos ? "" : name.substr(dot + 1);
+  return c10::Dispatcher::singleton().findSchemaOrThrow(("aten::" + base).c_str(),
+                                                        overload.c_str());
+}
+
 namespace {
 
 // A boxed kernel held in a std::function (makeFromBoxedFunctor needs one

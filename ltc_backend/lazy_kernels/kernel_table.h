@@ -37,6 +37,10 @@ size_t WrapFunctionalizeKernels(torch::Library& lib,
 // "aten::add.Tensor": the name LTC's counters and our messages use.
 std::string OperatorFullName(const c10::OperatorHandle& op);
 
+// The aten op named "add.Tensor" ("erf": the default overload); raises when
+// torch has no such op.
+c10::OperatorHandle FindAtenOp(const std::string& name);
+
 // Silences c10 warnings (the dispatcher warns once per overridden kernel)
 // while it is alive.
 class QuietWarnings {
