@@ -5,8 +5,6 @@ Keys are "<path under tests/>::<test name with parameters>"; each reason is
 the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
-    'e2e/test_activations.py::test_hard_activations[hardswish]':
-        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
     'e2e/test_advanced_indexing.py::test_bad_index_arguments_raise_like_eager':
         'torch 2.14: RuntimeError: Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 had torch.Size([3]); but expected shape should be broadcast',
     'e2e/test_advanced_indexing.py::test_index_backward[broadcast]':
@@ -35,10 +33,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
         'torch 2.14: RuntimeError: Index tensor must have the same number of dimensions as src tensor',
-    'e2e/test_common_ops.py::test_round_decimals[dtype2-2]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
-    'e2e/test_common_ops.py::test_round_decimals[dtype3-2]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not equal!',
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
         "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':
@@ -73,10 +67,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[resnet18]':
         'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_integer_math.py::test_shifts[torch.int32]':
-        'torch 2.14: AssertionError: (tensor([[          0,           0, -2147483648,           0,           0,',
-    'e2e/test_integer_math.py::test_shifts[torch.int64]':
-        'torch 2.14: AssertionError: (tensor([[                   0,                    0, -9223372036854775808,',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
@@ -111,34 +101,10 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...g int instead'",
     'e2e/test_out_arguments.py::test_out_argument_matches_eager[true_div_of_ints_into_long]':
         "torch 2.14: assert 'RuntimeError... to PyTorch. ' == 'RuntimeError...put type Long'",
-    'e2e/test_pointwise_math.py::test_binary_f32_forward_backward[lerp_tensor]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_pointwise_math.py::test_prelu[shape0-4]':
-        "torch 2.14: AssertionError: ['graph_586231206d11a2d0: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
-    'e2e/test_pointwise_math.py::test_prelu[shape1-1]':
-        "torch 2.14: AssertionError: ['graph_d3b5a1d74b3468fe: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
-    'e2e/test_pointwise_math.py::test_prelu[shape2-3]':
-        "torch 2.14: AssertionError: ['graph_2e6d4d2ca177ae8e: unsupported aten::_prelu_kernel_backward -- partially native: 6 of 7 ops compiled in 2 segment(s), the rest run by ATe",
-    'e2e/test_pointwise_math.py::test_unary_f32_forward_backward[softshrink]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype0-softshrink]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype1-softshrink]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_pointwise_math.py::test_unary_other_floats[dtype2-softshrink]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
-    'e2e/test_pooling.py::test_max_pool2d_dtypes[dtype1]':
-        'torch 2.14: AssertionError: output 0: Tensor-likes are not close!',
     'e2e/test_pooling.py::test_max_pool3d_bad_arguments_raise_like_eager[kw0-half of kernel size]':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_random_ops.py::test_fractional_max_pool_draws_its_samples_in_the_graph':
         "torch 2.14: TypeError: object of type 'float' has no len()",
-    'e2e/test_reductions.py::test_reduction[var_mean_std_mean]':
-        "torch 2.14: AssertionError: ['graph_0b7db68587cf19f7: unsupported aten::ScalarImplicit, aten::std_mean, aten::var_mean -- partially native: 8 of 12 ops compiled in 1 segmen",
-    'e2e/test_reductions.py::test_reduction[var_single_element]':
-        "torch 2.14: AssertionError: ['graph_f808153207f48fe4: unsupported aten::var']",
-    'e2e/test_reductions.py::test_reduction[var_std]':
-        "torch 2.14: AssertionError: ['graph_ceabe539e70b6880: unsupported aten::ScalarImplicit, aten::std, aten::var -- partially native: 8 of 14 ops compiled in 1 segment(s), the ",
     'e2e/test_rot90.py::test_rot90_bad_dims_raise_eagers_error[(0, 3)]':
         'torch 2.14: IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)',
     'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[-1-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':

@@ -197,9 +197,9 @@ def test_round_decimals(decimals, dtype):
                    torch.randn(30, generator=g, dtype=torch.float64) * 50]).to(dtype)
     fn = lambda a: torch.round(a, decimals=decimals)  # noqa: E731
     (eager, lazy), from_f32 = run_half(fn, x)
-    # Against the f32 reference, one rounding of the scaled value may differ.
-    # (We scale and round in the dtype, as eager's bf16 kernel does; a tie
-    # in the dtype may round to the other neighbour than in f32.)
+    # Eager's kernel scales and rounds in f32 (the opmath type) for f16 and
+    # bf16 too, and so do we: exact. Against an f32 reference (run_half's
+    # fallback where eager lacks the dtype) one rounding may differ.
     step = 10.0 ** -decimals
     assert_close(eager, lazy, **(dict(rtol=TOL[dtype]["rtol"], atol=step) if from_f32
                                  else dict(rtol=0, atol=0)))

@@ -1,10 +1,8 @@
 """Shifts, gcd, lcm and nextafter on the lazy device against eager CPU
-(TorchToLinalg IntegerMath.cpp). torch 1.13 has no Lazy kernel for any of
-them (each ran through the per-op eager fallback): ours keep them in the
-graph. Shift amounts cover negative values and amounts at and beyond the
-bit width, which C leaves undefined and eager computes as x86 does (operands
-promoted to int, the count masked: int32 << 32 is the value, int8 << 8 is
-0); gcd/lcm cover zeros, negatives and the type's maximum; nextafter covers
+(TorchToLinalg IntegerMath.cpp). torch has no Lazy kernel for any of them:
+ours keep them in the graph. Shift amounts cover negative values and
+amounts at and beyond the bit width, which C leaves undefined and torch 2.x
+defines (a left shift gives 0, a signed right shift the sign fill); gcd/lcm cover zeros, negatives and the type's maximum; nextafter covers
 zeros, subnormals, infinities, NaN, equal arguments and bf16's grid.
 """
 import pytest

@@ -185,21 +185,21 @@ Value computeHardswish(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v) {
                                createScalarConstant(b, loc, t, 6));
 }
 
-// hardswish_backward(grad, x) = x < -3 ? 0 : x < 3 ? grad * (x / 3 + 0.5)
-// : grad, as ATen's vectorized kernel (which most elements take; its scalar
-// tail uses x <= 3); NaN x gives grad * NaN.
+// hardswish_backward(grad, x) = x <= -3 ? 0 : x < 3 ? grad * (x / 3 + 0.5)
+// : grad, as ATen's kernel (since torch 2.x its vectorized body and scalar
+// tail agree); NaN x takes the last branch and gives grad.
 Value computeHardswishBackward(OpBuilder &b, Location loc, Type t,
                                ArrayRef<Value> v) {
-  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[1],
+  Value below = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLE, v[1],
                                       createScalarConstant(b, loc, t, -3));
-  Value above = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, v[1],
-                                      createScalarConstant(b, loc, t, 3));
+  Value inside = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, v[1],
+                                       createScalarConstant(b, loc, t, 3));
   Value slope = arith::AddFOp::create(
       b, loc,
       arith::DivFOp::create(b, loc, v[1], createScalarConstant(b, loc, t, 3)),
       createScalarConstant(b, loc, t, 0.5));
   Value inner = arith::SelectOp::create(
-      b, loc, above, v[0], arith::MulFOp::create(b, loc, v[0], slope));
+      b, loc, inside, arith::MulFOp::create(b, loc, v[0], slope), v[0]);
   return arith::SelectOp::create(b, loc, below,
                                  createScalarConstant(b, loc, t, 0), inner);
 }

@@ -76,11 +76,8 @@ protected:
       view.offset = 0;
     } else {
       view.offset = getConstantInt(adaptor.getStorageOffset());
-      auto implicit =
-          op.getStorageOffset().template getDefiningOp<torch::AtenIntImplicitOp>();
-      if (!view.offset && implicit)
-        view.offset = getConstantScalarTensor(
-            implicit.getA(), isUnsignedDtype(getTorchDtype(implicit.getA())));
+      if (!view.offset)
+        view.offset = getConstantInt(op.getStorageOffset());
       if (!view.offset)
         view.offsetValue = adaptor.getStorageOffset();
     }

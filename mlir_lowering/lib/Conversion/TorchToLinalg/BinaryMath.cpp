@@ -116,13 +116,13 @@ Value heavisideBool(OpBuilder &b, Location loc, Type, bool,
   return arith::OrIOp::create(b, loc, v[0], v[1]);
 }
 
-// lerp(self, end, weight): weight < 0.5 ? self + weight * (end - self)
-//                                        : end - (end - self) * (1 - weight)
-// (torch 1.13 tests weight < 0.5, not |weight|: it shows with infinities).
+// lerp(self, end, weight): |weight| < 0.5 ? self + weight * (end - self)
+//                                          : end - (end - self) * (1 - weight)
+// (ATen tests |weight|: it shows with infinities and negative weights).
 Value lerp(OpBuilder &b, Location loc, Type t, bool, ArrayRef<Value> v) {
   FloatBuilder f{b, loc, t};
   Value diff = f.sub(v[1], v[0]);
-  Value small = f.cmp(P::OLT, v[2], f.c(0.5));
+  Value small = f.cmp(P::OLT, math::AbsFOp::create(b, loc, v[2]), f.c(0.5));
   return f.select(small, f.add(v[0], f.mul(v[2], diff)),
                   f.sub(v[1], f.mul(diff, f.sub(f.c(1), v[2]))));
 }

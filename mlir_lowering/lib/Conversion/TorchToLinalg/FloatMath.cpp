@@ -4,9 +4,9 @@
 // to the (float) result dtype first; f16/bf16 compute in f32 (ATen's opmath
 // type) and are rounded once. round is round-half-to-even (std::nearbyint
 // in the default rounding mode); round of an integer tensor is a copy, as
-// in ATen. round.decimals follows ATen's round_decimals_kernel:
-// p = scalar_t(10^|decimals|), decimals >= 0: nearbyint(x * p) / p, else
-// nearbyint(x / p) * p, where x * p (resp. x / p) is rounded to the dtype.
+// in ATen. round.decimals follows ATen's round_decimals_kernel, in the
+// opmath type: p = 10^|decimals|, decimals >= 0: nearbyint(x * p) / p,
+// else nearbyint(x / p) * p, rounded to the dtype once at the end.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,27 +96,20 @@ public:
     bool negative = *decimals < 0;
     int64_t digits = negative ? -*decimals : *decimals;
     Type t = getOpmathType(elemType);
-    bool narrow = t != Type(elemType);
     bool inputUnsigned = isUnsignedDtype(getTorchDtype(op.getSelf()));
     FailureOr<Value> result = createElementwiseOp(
         rewriter, op.getLoc(), resultType, adaptor.getSelf(),
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          // ten_pow_decimals = static_cast<scalar_t>(std::pow(10, digits)).
+          // ten_pow_decimals = static_cast<opmath_t>(std::pow(10, digits)).
           Value p = castScalar(
               b, loc,
-              castScalar(b, loc,
-                         arith::ConstantOp::create(
-                             b, loc,
-                             b.getF64FloatAttr(std::pow(10.0, double(digits)))),
-                         elemType),
+              arith::ConstantOp::create(
+                  b, loc, b.getF64FloatAttr(std::pow(10.0, double(digits)))),
               t);
           Value x = castScalar(b, loc, args[0], elemType, inputUnsigned);
           x = castScalar(b, loc, x, t);
           Value scaled = negative ? Value(arith::DivFOp::create(b, loc, x, p))
                                   : Value(arith::MulFOp::create(b, loc, x, p));
-          if (narrow) // scalar_t arithmetic rounds each result to the dtype
-            scaled = castScalar(b, loc, castScalar(b, loc, scaled, elemType),
-                                t);
           Value r = math::RoundEvenOp::create(b, loc, scaled);
           r = negative ? Value(arith::MulFOp::create(b, loc, r, p))
                        : Value(arith::DivFOp::create(b, loc, r, p));

@@ -6,9 +6,8 @@
 // _prelu_kernel(self, weight) (what F.prelu calls, with the weight already
 // [C, 1, ..., 1]) = self > 0 ? self : weight * self, with one weight or
 // one per channel (dim 1, dim 0 of a 1-d self); _prelu_kernel_backward
-// gives grad * (self > 0 ? 1 :
-// weight) and, per weight, the sum of (self > 0 ? 0 : self * grad) over
-// the other dims (createSum).
+// gives grad * (self > 0 ? 1 : weight) and, per element of self,
+// self > 0 ? 0 : self * grad (ATen's autograd sums it to the weight).
 // Floats only; f16/bf16 compute in f32 and are rounded once.
 //
 //===----------------------------------------------------------------------===//
@@ -218,10 +217,10 @@ public:
     auto elemType = dyn_cast<FloatType>(selfType.getElementType());
     if (!elemType || weightType.getElementType() != elemType ||
         gradType != selfType || gradInType != selfType ||
-        gradWType != weightType)
+        gradWType != selfType)
       return fail(op, rewriter,
-                  "needs grad_output, self and grad_input of one shape and "
-                  "float dtype, grad_weight shaped as weight");
+                  "needs grad_output, self, grad_input and grad_weight of one "
+                  "shape and float dtype");
     Location loc = op.getLoc();
     FailureOr<Value> weight =
         broadcastableWeight(rewriter, loc, adaptor.getWeight(), selfType);
@@ -229,7 +228,6 @@ public:
       return fail(op, rewriter,
                   "weight must have one element or one per channel (dim 1)");
     Type t = getOpmathType(elemType);
-    Type acc = getSumAccumulatorType(elemType);
     SmallVector<Value> inputs = {adaptor.getSelf(), *weight,
                                  adaptor.getGradOutput()};
     FailureOr<Value> gradIn = createElementwiseOp(
@@ -242,31 +240,20 @@ public:
           Value r = f.select(f.cmp(P::OGT, x, f.c(0)), g, f.mul(w, g));
           return castScalar(b, l, r, elemType);
         });
-    // Per element contribution to the weight's gradient, in the
-    // accumulator type, then summed over every dim but the channel's.
-    auto termType = RankedTensorType::get(selfType.getShape(), acc);
-    FailureOr<Value> term = createElementwiseOp(
-        rewriter, loc, termType,
+    // The weight's gradient per element of self; the autograd formula sums
+    // it to the weight's shape (sum_to_size) outside this op.
+    FailureOr<Value> gradW = createElementwiseOp(
+        rewriter, loc, selfType,
         ValueRange{adaptor.getSelf(), adaptor.getGradOutput()},
         [&](OpBuilder &b, Location l, ValueRange args) {
-          FloatBuilder f{b, l, acc};
-          Value x = castScalar(b, l, args[0], acc);
-          Value g = castScalar(b, l, args[1], acc);
-          return f.select(f.cmp(P::OGT, x, f.c(0)), f.c(0), f.mul(x, g));
+          FloatBuilder f{b, l, t};
+          Value x = castScalar(b, l, args[0], t);
+          Value g = castScalar(b, l, args[1], t);
+          Value r = f.select(f.cmp(P::OGT, x, f.c(0)), f.c(0), f.mul(x, g));
+          return castScalar(b, l, r, elemType);
         });
-    if (failed(gradIn) || failed(term))
+    if (failed(gradIn) || failed(gradW))
       return fail(op, rewriter, "_prelu_kernel_backward: bad shapes");
-    SmallVector<int64_t> dims;
-    bool perChannel = weightType.getNumElements() != 1;
-    int64_t channelDim = selfType.getRank() >= 2 ? 1 : 0;
-    for (int64_t d = 0; d < selfType.getRank(); ++d)
-      if (!perChannel || d != channelDim)
-        dims.push_back(d);
-    Value sum = createSum(rewriter, loc, *term, dims, acc);
-    sum = castTensor(rewriter, loc, sum, elemType);
-    FailureOr<Value> gradW = createReshape(rewriter, loc, sum, gradWType);
-    if (failed(gradW))
-      return fail(op, rewriter, "_prelu_kernel_backward: bad weight shape");
     rewriter.replaceOp(op, {*gradIn, *gradW});
     return success();
   }

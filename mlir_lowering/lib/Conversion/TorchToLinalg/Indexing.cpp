@@ -22,17 +22,12 @@ namespace ltc_mlir::torch_to_linalg {
 namespace {
 
 /// A constant int operand: a torch/arith constant (original or converted
-/// value) or `aten.IntImplicit` of a 0-dim literal (how LTC passes slice
-/// bounds).
+/// value), or `aten.IntImplicit` of a 0-dim literal (how LTC passes slice
+/// bounds), which getConstantInt reads on the original value.
 std::optional<int64_t> getConstantIntOperand(Value original, Value converted) {
   if (std::optional<int64_t> v = getConstantInt(converted))
     return v;
-  if (std::optional<int64_t> v = getConstantInt(original))
-    return v;
-  if (auto implicit = original.getDefiningOp<torch::AtenIntImplicitOp>())
-    return getConstantScalarTensor(
-        implicit.getA(), isUnsignedDtype(getTorchDtype(implicit.getA())));
-  return std::nullopt;
+  return getConstantInt(original);
 }
 
 /// One dim of a slice: result[.., i, ..] = self[.., offset + i * step, ..]

@@ -3,9 +3,8 @@
 // Integer ops as ATen's CPU kernels compute them, in the result's integer
 // type:
 //  - bitwise_left_shift / bitwise_right_shift (and the << >> operators):
-//    C's shifts as compiled for x86, including the counts C leaves
-//    undefined (negative, or at least the width): the operands are promoted
-//    to int, the count masked to the promoted width, the result truncated;
+//    ATen's defined results for the counts C leaves undefined (negative,
+//    or at least the width): 0, or the sign fill of a right shift;
 //  - gcd: Euclid's algorithm on |a|, |b| (an scf.while per element);
 //    lcm: |a / gcd * b|, 0 when gcd is 0.
 // nextafter(x, y): the next representable value of x's float type towards
@@ -18,7 +17,6 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
-#include <algorithm>
 
 using namespace mlir;
 
@@ -32,35 +30,31 @@ Value intConst(OpBuilder &b, Location loc, Type t, int64_t v) {
   return createIntConstant(b, loc, t, v);
 }
 
-/// a << b or a >> b as ATen's CPU kernels compute it: C's shift on x86.
-/// The operands are promoted to int (at least 32 bits; sign- or
-/// zero-extended), the count is masked to the promoted width (what the x86
-/// shift instructions do with the count C leaves undefined: int32 << 32 is
-/// the value itself, int8 << 8 is 0), the result truncated back.
+/// a << b or a >> b as ATen's CPU kernels compute it (torch 2.x defines
+/// the counts C leaves undefined): a left shift by a negative count or by
+/// at least the width is 0; a signed right shift by a negative count or by
+/// at least width - 1 fills with the sign (a >> (width - 1)); an unsigned
+/// one by at least the width is 0. The count is clamped before the shift,
+/// whose result MLIR leaves undefined for such counts.
 template <bool Left>
 Value shift(OpBuilder &b, Location loc, Type t, bool isUnsigned,
             ArrayRef<Value> v) {
-  unsigned bits = t.getIntOrFloatBitWidth();
-  unsigned width = std::max(32u, bits);
-  Type wide = b.getIntegerType(width);
-  auto promote = [&](Value x) -> Value {
-    if (bits == width)
-      return x;
-    if (isUnsigned)
-      return arith::ExtUIOp::create(b, loc, wide, x);
-    return arith::ExtSIOp::create(b, loc, wide, x);
-  };
-  Value a = promote(v[0]);
-  Value count = arith::AndIOp::create(b, loc, promote(v[1]),
-                                      intConst(b, loc, wide, width - 1));
-  Value r;
-  if (Left)
-    r = arith::ShLIOp::create(b, loc, a, count);
-  else if (isUnsigned)
-    r = arith::ShRUIOp::create(b, loc, a, count);
-  else
-    r = arith::ShRSIOp::create(b, loc, a, count);
-  return bits == width ? r : arith::TruncIOp::create(b, loc, t, r).getResult();
+  int64_t bits = t.getIntOrFloatBitWidth();
+  Value a = v[0], count = v[1];
+  Value zero = intConst(b, loc, t, 0);
+  // Unsigned comparison: a negative signed count compares as huge.
+  int64_t limit = (Left || isUnsigned) ? bits : bits - 1;
+  Value inRange =
+      arith::CmpIOp::create(b, loc, IP::ult, count, intConst(b, loc, t, limit));
+  if (!Left && !isUnsigned) {
+    Value clamped = arith::SelectOp::create(b, loc, inRange, count,
+                                            intConst(b, loc, t, bits - 1));
+    return arith::ShRSIOp::create(b, loc, a, clamped);
+  }
+  Value safeCount = arith::SelectOp::create(b, loc, inRange, count, zero);
+  Value r = Left ? arith::ShLIOp::create(b, loc, a, safeCount).getResult()
+                 : arith::ShRUIOp::create(b, loc, a, safeCount).getResult();
+  return arith::SelectOp::create(b, loc, inRange, r, zero);
 }
 
 Value absInt(OpBuilder &b, Location loc, Type t, bool isUnsigned, Value x) {

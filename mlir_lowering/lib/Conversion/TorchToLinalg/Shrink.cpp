@@ -2,7 +2,7 @@
 //
 // threshold(x, th, value) = x <= th ? value : x; softshrink and hardshrink
 // with their backward ops (ATen's shrink kernels: NaN passes through the
-// comparisons of hardshrink, softshrink maps it to 0); log_sigmoid_forward and
+// comparisons of both); log_sigmoid_forward and
 // log_sigmoid_backward as ATen's CPU kernels: output min(x, 0) -
 // log1p(exp(-|x|)), buffer exp(-|x|), and the gradient from the buffer.
 //
@@ -30,11 +30,13 @@ Value threshold(OpBuilder &b, Location loc, Type t, bool isUnsigned,
   return arith::SelectOp::create(b, loc, le, v[2], v[0]);
 }
 
-// softshrink(x, l) = x > l ? x - l : (x < -l ? x + l : 0) (0 for NaN)
+// softshrink(x, l) = x > l ? x - l : (x < -l ? x + l : x * 0), as ATen: the
+// middle keeps x's sign (-0.0) and NaN stays NaN.
 Value softshrink(OpBuilder &b, Location loc, Type t, bool, ArrayRef<Value> v) {
   FloatBuilder f{b, loc, t};
   Value x = v[0], l = v[1];
-  Value inner = f.select(f.cmp(P::OLT, x, f.neg(l)), f.add(x, l), f.c(0));
+  Value inner = f.select(f.cmp(P::OLT, x, f.neg(l)), f.add(x, l),
+                         f.mul(x, f.c(0)));
   return f.select(f.cmp(P::OGT, x, l), f.sub(x, l), inner);
 }
 

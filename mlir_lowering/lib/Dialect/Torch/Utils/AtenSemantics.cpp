@@ -108,10 +108,37 @@ Value lookThroughCasts(Value value) {
   return value;
 }
 
+/// The one element of the 0-dim `torch.vtensor.literal` that an
+/// IntImplicit/ScalarImplicit reads: LTC passes a Scalar
+/// argument that torch 2.x traced as a 0-dim tensor (var's correction, a
+/// slice bound, as_strided's storage offset) this way.
+static ElementsAttr getImplicitScalarLiteral(Value value,
+                                             bool *isUnsigned = nullptr) {
+  Operation *op = value.getDefiningOp();
+  if (!op || !isa<AtenIntImplicitOp, AtenScalarImplicitOp>(op))
+    return {};
+  auto literal = op->getOperand(0).getDefiningOp<ValueTensorLiteralOp>();
+  if (!literal)
+    return {};
+  auto elements = dyn_cast<ElementsAttr>(literal.getValueAttr());
+  if (!elements || elements.getNumElements() != 1)
+    return {};
+  if (isUnsigned) // the builtin attribute is signless: the dtype tells
+    *isUnsigned = isUnsignedDtype(literal.getType().getDtype()) ||
+                  isBoolDtype(literal.getType().getDtype());
+  return elements;
+}
+
 std::optional<int64_t> getConstantInt(Value value) {
   value = lookThroughCasts(value);
   if (auto op = value.getDefiningOp<ConstantIntOp>())
     return op.getValueAttr().getInt();
+  bool isUnsigned = false;
+  if (auto ints = dyn_cast_or_null<DenseIntElementsAttr>(
+          getImplicitScalarLiteral(value, &isUnsigned))) {
+    APInt v = *ints.value_begin<APInt>();
+    return isUnsigned ? int64_t(v.getZExtValue()) : v.getSExtValue();
+  }
   if (auto op = value.getDefiningOp<arith::ConstantOp>())
     if (auto attr = dyn_cast<IntegerAttr>(op.getValue());
         attr && attr.getType().isInteger(64))
@@ -123,6 +150,9 @@ std::optional<double> getConstantFloat(Value value) {
   value = lookThroughCasts(value);
   if (auto op = value.getDefiningOp<ConstantFloatOp>())
     return op.getValueAttr().getValueAsDouble();
+  if (auto floats = dyn_cast_or_null<DenseFPElementsAttr>(
+          getImplicitScalarLiteral(value)))
+    return (*floats.value_begin<APFloat>()).convertToDouble();
   if (auto op = value.getDefiningOp<arith::ConstantOp>())
     if (auto attr = dyn_cast<FloatAttr>(op.getValue()))
       return attr.getValueAsDouble();

@@ -8,7 +8,7 @@
 // TorchToLinalg patterns use. TorchOps.td includes this file, so their C++
 // classes are declared in TorchOps.h.
 //
-// 382 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
+// 386 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
 // (inplace or out=), 488 no Tensor argument or result, 16 no results, 34 type,
 // 1 varargs.
 //
@@ -2829,11 +2829,27 @@ def Torch_AtenStdCorrectionOp : Torch_AtenOp<"std.correction", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+def Torch_AtenStdDimOp : Torch_AtenOp<"std.dim", [Pure]> {
+  let summary = "std.correction with correction = unbiased ? 1 : 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def Torch_AtenStdMeanCorrectionOp : Torch_AtenOp<"std_mean.correction", [Pure]> {
   let summary = "(std.correction, mean) over dims";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
                        Torch_OptionalScalar:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
+}
+
+// aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+def Torch_AtenStdMeanDimOp : Torch_AtenOp<"std_mean.dim", [Pure]> {
+  let summary = "std_mean.correction with correction = unbiased ? 1 : 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
@@ -3098,11 +3114,27 @@ def Torch_AtenVarCorrectionOp : Torch_AtenOp<"var.correction", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
+// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+def Torch_AtenVarDimOp : Torch_AtenOp<"var.dim", [Pure]> {
+  let summary = "var.correction with correction = unbiased ? 1 : 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result);
+}
+
 // aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def Torch_AtenVarMeanCorrectionOp : Torch_AtenOp<"var_mean.correction", [Pure]> {
   let summary = "(var.correction, mean) over dims";
   let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
                        Torch_OptionalScalar:$correction, Torch_Bool:$keepdim);
+  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
+}
+
+// aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+def Torch_AtenVarMeanDimOp : Torch_AtenOp<"var_mean.dim", [Pure]> {
+  let summary = "var_mean.correction with correction = unbiased ? 1 : 0";
+  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
+                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 177 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
+// 175 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
 // (inplace or out=), 488 no Tensor argument or result, 16 no results, 34 type,
 // 1 varargs.
 //
@@ -1393,14 +1393,6 @@ def Torch_AtenStdOp : Torch_AtenOp<"std", [Pure]> {
   let results = (outs Torch_VTensor:$result);
 }
 
-// aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-def Torch_AtenStdDimOp : Torch_AtenOp<"std.dim", [Pure]> {
-  let summary = "`aten::std.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result);
-}
-
 // aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 def Torch_AtenStdMeanOp : Torch_AtenOp<"std_mean", [Pure]> {
   let summary = "`aten::std_mean`";
@@ -1487,14 +1479,6 @@ def Torch_AtenUpsampleNearest3dVecOp : Torch_AtenOp<"upsample_nearest3d.vec", [P
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$output_size,
                        Torch_OptionalList:$scale_factors);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-def Torch_AtenVarMeanDimOp : Torch_AtenOp<"var_mean.dim", [Pure]> {
-  let summary = "`aten::var_mean.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::view_as(Tensor(a) self, Tensor other) -> Tensor(a)

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 183 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
+// 182 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
 // (inplace or out=), 488 no Tensor argument or result, 16 no results, 34 type,
 // 1 varargs.
 //
@@ -1574,14 +1574,6 @@ def Torch_AtenUpsampleNearest2dVecOp : Torch_AtenOp<"upsample_nearest2d.vec", [P
   let summary = "`aten::upsample_nearest2d.vec`";
   let arguments = (ins Torch_VTensor:$input, Torch_OptionalList:$output_size,
                        Torch_OptionalList:$scale_factors);
-  let results = (outs Torch_VTensor:$result);
-}
-
-// aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-def Torch_AtenVarDimOp : Torch_AtenOp<"var.dim", [Pure]> {
-  let summary = "`aten::var.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
   let results = (outs Torch_VTensor:$result);
 }
 

@@ -10,7 +10,7 @@
 // translation unit (TorchOpShard.cpp.in), which keeps TorchOps.h small;
 // adding an op to op_table.py moves it to GeneratedTorchOps.td.
 //
-// 148 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
+// 147 ops here, 1679 ATen ops in all; schemas without an op: 1539 mutating
 // (inplace or out=), 488 no Tensor argument or result, 16 no results, 34 type,
 // 1 varargs.
 //
@@ -1118,14 +1118,6 @@ def Torch_AtenSqueezeDimsOp : Torch_AtenOp<"squeeze.dims", [Pure]> {
   let summary = "`aten::squeeze.dims`";
   let arguments = (ins Torch_VTensor:$self, Torch_List:$dim);
   let results = (outs Torch_VTensor:$result);
-}
-
-// aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-def Torch_AtenStdMeanDimOp : Torch_AtenOp<"std_mean.dim", [Pure]> {
-  let summary = "`aten::std_mean.dim`";
-  let arguments = (ins Torch_VTensor:$self, Torch_OptionalList:$dim,
-                       Torch_Bool:$unbiased, Torch_Bool:$keepdim);
-  let results = (outs Torch_VTensor:$result0, Torch_VTensor:$result1);
 }
 
 // aten::stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
