@@ -415,6 +415,7 @@ void InitBackend() {
     RegisterFunctionalizedComposites();
     RegisterInplaceUpdateFlush();
     RegisterForeachKernels();  // before the guards, which wrap them
+    RegisterCompositeAutogradKernels();  // after every Lazy kernel
     InstallMutationGuard();
     InstallInferenceModeViewFix();
     InstallOutArgumentChecks();

@@ -33,10 +33,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
         'torch 2.14: RuntimeError: Index tensor must have the same number of dimensions as src tensor',
-    'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype0]':
-        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
-    'e2e/test_dense_linalg.py::test_det_slogdet_logdet[dtype1]':
-        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_dense_linalg.py::test_solve[False-dtype0]':
         'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
     'e2e/test_dense_linalg.py::test_solve[False-dtype1]':
@@ -111,10 +107,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[4-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':
         'torch 2.14: AssertionError: Regex pattern did not match.',
-    'e2e/test_scatter_gather.py::test_op[diag_of_matrix]':
-        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
-    'e2e/test_scatter_gather.py::test_op[diag_of_vector]':
-        "torch 2.14: AttributeError: 'NoneType' object has no attribute 'cpu'",
     'e2e/test_set_storage.py::test_errors_are_clear':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_set_storage.py::test_parametrized_training_matches_eager[orthogonal_cayley]':

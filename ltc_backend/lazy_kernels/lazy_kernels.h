@@ -1,5 +1,5 @@
-// lazy_kernels: our own kernels for the Lazy dispatch key, fixing torch 1.13
-// lazy-tensor bugs that abort the process or corrupt state. InitBackend()
+// lazy_kernels: our own kernels for the Lazy dispatch key, fixing lazy-tensor
+// bugs of torch that abort the process, corrupt state or leave ops eager. InitBackend()
 // (backend_impl.cpp) calls these in this order.
 #pragma once
 
@@ -216,6 +216,11 @@ size_t InstallInferenceModeViewFix();
 // Python ones (cpp_meta_kernels.cpp): functionalization runs them before
 // every in-place op on a lazy tensor. Returns how many it registered.
 size_t RegisterCppMetaKernels();
+
+// AutogradLazy kernels for CompositeImplicitAutograd ops that have a Lazy
+// kernel (composite_autograd.cpp): torch left them without a gradient.
+// Call after every Lazy registration. Returns how many it registered.
+size_t RegisterCompositeAutogradKernels();
 
 // _ctc_loss and its backward as lazy ops (ctc_loss_kernel.cpp).
 void RegisterCtcLossKernels();
