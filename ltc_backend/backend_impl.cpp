@@ -407,12 +407,14 @@ void InitBackend() {
     RegisterSparseEmbeddingGrad();
     RegisterCtcLossKernels();
     RegisterCppMetaKernels();
+    InstallEagerMetaChecks();
     RegisterPackedSequenceKernel();
     RegisterDistanceKernels();
     RegisterFrexpKernel();
     RegisterPoolingKernels();
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();
+    RegisterImplicitCompositesAtFunctionalize();
     RegisterInplaceUpdateFlush();
     RegisterForeachKernels();  // before the guards, which wrap them
     RegisterCompositeAutogradKernels();  // after every Lazy kernel

@@ -78,6 +78,12 @@ void RegisterInplaceUpdateFlush() {
       if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
           op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
         continue;
+      // Every backend runs a CompositeImplicitAutograd op (matmul.out) as its
+      // decomposition, whose ops get this kernel themselves; its Autograd
+      // kernel would send it whole to functionalization, which has no kernel
+      // for it ("Found a custom (non-ATen) operator whose output has alias
+      // annotations").
+      if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) continue;
       std::string qualified = name.name.substr(6);
       if (!name.overload_name.empty()) qualified += "." + name.overload_name;
       if (qualified == "zero_")

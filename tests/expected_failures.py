@@ -5,30 +5,6 @@ Keys are "<path under tests/>::<test name with parameters>"; each reason is
 the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
-    'e2e/test_advanced_indexing.py::test_bad_index_arguments_raise_like_eager':
-        'torch 2.14: RuntimeError: Attempting to broadcast a dimension of length 3 at -1! Mismatching argument at index 1 had torch.Size([3]); but expected shape should be broadcast',
-    'e2e/test_advanced_indexing.py::test_index_backward[broadcast]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::unsqueeze_co",
-    'e2e/test_advanced_indexing.py::test_index_backward[cols]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward[elements]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward[non_adjacent]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward[rows_duplicates]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 1, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype0]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype1]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_index_backward_dtypes[dtype2]':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::expand_copy': 1, 'aten::index': 1, 'aten::index_put': 1, 'aten::mul': 3, 'aten::zero': 1}",
-    'e2e/test_advanced_indexing.py::test_int32_indices_raise_like_eager':
-        'torch 2.14: Failed: DID NOT RAISE IndexError',
-    'e2e/test_advanced_indexing.py::test_setitem_duplicates_last_write_wins':
-        'torch 2.14: assert 2 == 1',
-    'e2e/test_advanced_indexing.py::test_training_step_with_position_embedding':
-        "torch 2.14: AssertionError: aten::_index_put_impl did not run natively: {'aten::ScalarImplicit': 10, 'aten::_log_softmax': 2, 'aten::_log_softmax_backward_data': 2, 'aten::",
     'e2e/test_arange_cumsum.py::test_cumsum_f16_raises_like_eager':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
@@ -43,60 +19,12 @@ EXPECTED_FAILURES = {
         'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
     'e2e/test_dense_linalg.py::test_solve_vector_and_broadcast':
         'torch 2.14: AssertionError: output 3: Tensor-likes are not close!',
-    'e2e/test_distances.py::test_cdist_compute_modes[use_mm_for_euclid_dist]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_distances.py::test_cdist_matches_eager[shapes2-2.0]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
         'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
-    'e2e/test_grid_sample.py::test_spatial_transformer_step_stays_native':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_inference_mode.py::test_in_place_on_a_normal_tensor_then_training_goes_on':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[cnn]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[encoder]':
-        'torch 2.14: RuntimeError: The operator aten::view is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share storage',
-    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[lstm]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[mlp]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'e2e/test_inference_mode.py::test_model_in_inference_mode_matches_eager[resnet18]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
         'torch 2.14: AssertionError: {',
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_float_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[add_ints_into_float]':
-        "torch 2.14: AssertionError: (('value', tensor([3., 3., 3.])), ('error', 'RuntimeError: tensor.device().is_cpu() || (tensor._is_zerotensor() && ten...ASSERT FAILED at '/__w/",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[addmm_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError...int64 instead' == 'RuntimeError...g int instead'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[bmm_into_double]':
-        "torch 2.14: AssertionError: assert 'RuntimeError...oat64 instead' == 'RuntimeError...ouble instead'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[cat_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'TypeError: t...put type Long'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[clamp_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...xpected Float'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[exp_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[matmul_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError...ue on GitHub.' == 'RuntimeError...at, and Float'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mean_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mm_into_double]':
-        "torch 2.14: AssertionError: assert 'RuntimeError...oat64 instead' == 'RuntimeError...ouble instead'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mm_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError...int64 instead' == 'RuntimeError...g int instead'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[mul_resizes_out]':
-        "torch 2.14: AssertionError: (('value', tensor([ 3.0820, -0.5869, -4.3576])), ('error', 'RuntimeError: tensor.device().is_cpu() || (tensor._is_zero...ASSERT FAILED at '/__w/",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[pow_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...put type Long'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[sort_values_into_long]':
-        "torch 2.14: AssertionError: assert 'RuntimeError... is not safe!' == 'RuntimeError...g int instead'",
-    'e2e/test_out_arguments.py::test_out_argument_matches_eager[true_div_of_ints_into_long]':
-        "torch 2.14: assert 'RuntimeError... to PyTorch. ' == 'RuntimeError...put type Long'",
     'e2e/test_pooling.py::test_max_pool3d_bad_arguments_raise_like_eager[kw0-half of kernel size]':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_random_ops.py::test_fractional_max_pool_draws_its_samples_in_the_graph':
@@ -121,12 +49,4 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
     'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':
         'torch 2.14: assert False',
-    'reliability/test_sweep_regressions.py::test_composite_taking_views[addr]':
-        'torch 2.14: RuntimeError: The operator aten::view is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share storage',
-    'reliability/test_sweep_regressions.py::test_composite_taking_views[masked_scatter]':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
-    'reliability/test_sweep_regressions.py::test_composite_taking_views[mvlgamma]':
-        'torch 2.14: RuntimeError: The operator aten::as_strided is a view operator with no kernel for lazy:0: a view cannot run on the CPU fallback, because its result must share s',
-    'reliability/test_sweep_regressions.py::test_resize_within_storage[view]':
-        'torch 2.14: RuntimeError: During torch.compile, encountered a mutation on a view chain of length 2, where view 1 was an as_strided() call. as_strided() is non-compositional',
 }

@@ -7,21 +7,27 @@
 // the Lazy key, below it, on the bare LTC tensors, so a composite that takes
 // a view (diag_embed writes through `result.diagonal()`, addr calls view,
 // masked_scatter and mvlgamma expand) reached our eager fallback with a view
-// op and raised "a view operator with no kernel". This is the case torch's
-// functionalize_op_helper is for: it wraps the arguments in functional
-// tensors again, runs the op's composite (through the Meta key, where the
-// composite is registered too) and unwraps the results.
+// op and raised "a view operator with no kernel". The fix is torch's
+// functionalize_op_helper's: wrap the arguments in functional tensors again,
+// run the op's composite with functionalization re-enabled and unwrap the
+// results. We call the composite kernel ourselves: the helper reaches it
+// through the Meta key, which only works while the op has no Meta kernel of
+// its own, and torch 2.x's Python meta registrations gave one to ~110 of
+// these ops (addr, mvlgamma, _euclidean_dist: cdist's matmul path,
+// affine_grid_generator, masked_scatter_backward...), whose views reached
+// the fallback again.
 //
-// About 130 ops qualify (add.Scalar, new_zeros, upsample_*, native_group_norm
-// ...), most of whose composites use no view and work as they are; those keep
-// their path. An op goes through functionalization from the first time its
-// composite raises the fallback's view error (it is then run again: a
+// About 260 ops qualify on torch 2.14 (add.Scalar, new_zeros, _convolution,
+// the functional _foreach_ ops...), most of whose composites use no view and
+// work as they are; those keep their path. An op goes through functionalization from the first time
+// its composite raises the fallback's view error (it is then run again: a
 // functional op has written nothing). A composite that writes into its own
 // result with its in-place variant (masked_scatter: clone, then
 // masked_scatter_) comes back here under functionalization, which made that
 // in-place op functional again: the inner call runs on the eager fallback.
 #include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -35,6 +41,58 @@
 namespace ltc_mlir {
 namespace backend {
 namespace {
+
+namespace fz = at::functionalization::impl;
+
+// Each tensor (list) among the last n stack entries, wrapped in functional tensors.
+void WrapFunctional(size_t n, torch::jit::Stack* stack) {
+  for (auto it = stack->end() - n; it != stack->end(); ++it) {
+    if (it->isTensor()) {
+      if (it->toTensor().defined()) *it = fz::to_functional_tensor(it->toTensor());
+    } else if (it->isTensorList()) {
+      *it = fz::to_functional_tensor(it->toTensorList());
+    } else if (it->isOptionalTensorList()) {
+      *it = fz::to_functional_tensor(it->toOptionalTensorList());
+    }
+  }
+}
+
+// The inverse for results: their values (after pending updates), unwrapped.
+// A result the composite did not make under functionalization (an argument
+// that is not a tensor, a CPU scalar) is returned as it is.
+at::Tensor Unwrapped(const at::Tensor& t) {
+  if (!t.defined() || !fz::isFunctionalTensor(t)) return t;
+  fz::sync(t);
+  return fz::from_functional_tensor(t);
+}
+
+void UnwrapFunctional(size_t n, torch::jit::Stack* stack) {
+  for (auto it = stack->end() - n; it != stack->end(); ++it) {
+    if (it->isTensor()) {
+      *it = Unwrapped(it->toTensor());
+    } else if (it->isTensorList()) {
+      c10::List<at::Tensor> list = it->toTensorList();
+      for (size_t i = 0; i < list.size(); ++i) list.set(i, Unwrapped(list.get(i)));
+      *it = std::move(list);
+    }
+  }
+}
+
+// Runs `composite` on the call on `stack` under functionalization.
+void CallFunctionalized(const c10::KernelFunction& composite, const c10::OperatorHandle& op,
+                        c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+  WrapFunctional(op.schema().arguments().size(), stack);
+  {
+    // We run below the Functionalize key, which the fallback that brought
+    // us here excluded: the composite's ops must pass it again (LTC's
+    // factory kernels also wrap their results only while it is enabled).
+    c10::impl::LocalDispatchKeySet tls = c10::impl::tls_local_dispatch_key_set();
+    c10::impl::ForceDispatchKeyGuard reenable(
+        tls.included_, tls.excluded_.remove(c10::DispatchKey::Functionalize));
+    composite.callBoxed(op, keys, stack);
+  }
+  UnwrapFunctional(op.schema().returns().size(), stack);
+}
 
 class FunctionalizeOnViewError final : public c10::OperatorKernel {
  public:
@@ -65,7 +123,7 @@ class FunctionalizeOnViewError final : public c10::OperatorKernel {
     struct Pop {
       ~Pop() { active_.pop_back(); }
     } pop;
-    at::functionalization::functionalize_op_helper(op, stack);
+    CallFunctionalized(composite_, op, keys, stack);
   }
 
  private:
@@ -78,13 +136,11 @@ class FunctionalizeOnViewError final : public c10::OperatorKernel {
 thread_local std::vector<const FunctionalizeOnViewError*> FunctionalizeOnViewError::active_;
 
 // A functional op (no argument written, no result aliasing an argument)
-// whose Lazy and Meta kernels are both its CompositeExplicitAutograd kernel
-// (functionalize_op_helper reaches the composite through the Meta key).
+// whose Lazy kernel is its CompositeExplicitAutograd kernel. (A Meta kernel
+// of its own does not matter: CallFunctionalized calls the composite.)
 bool IsFunctionalExplicitComposite(const c10::OperatorHandle& op) {
   if (!op.hasKernelForDispatchKey(c10::DispatchKey::CompositeExplicitAutograd)) return false;
-  if (op.hasKernelForDispatchKey(c10::DispatchKey::Lazy) ||
-      op.hasKernelForDispatchKey(c10::DispatchKey::Meta))
-    return false;
+  if (op.hasKernelForDispatchKey(c10::DispatchKey::Lazy)) return false;
   const c10::FunctionSchema& schema = op.schema();
   if (schema.is_mutable()) return false;
   for (const c10::Argument& ret : schema.returns())

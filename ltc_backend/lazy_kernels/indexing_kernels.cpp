@@ -4,8 +4,9 @@
 // torch 1.13 has no Lazy kernel for index.Tensor (x[i], x[:, i], x[i, j])
 // nor for index_put / _index_put_impl (x[i] = v and x[i] += v reach
 // index_put through functionalization; index's backward calls
-// _index_put_impl_ with accumulate=True, functionalized to
-// _index_put_impl): each ran through the eager fallback, cutting the graph.
+// index_put with accumulate=True on functional tensors, as lazy tensors are
+// in torch 2.x, _index_put_impl_ otherwise): each ran through the eager
+// fallback, cutting the graph.
 // They become AtenOpNodes whose `Tensor?[]` operand holds the index tensors
 // (lazy or CPU) and Nones. Bool/uint8 masks select a data-dependent number
 // of elements: they are replaced by the index tensors of their nonzero()
@@ -13,6 +14,7 @@
 // AdvancedIndexing.cpp.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>
+#include <ATen/ops/index_meta_dispatch.h>
 #include <torch/library.h>
 
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
@@ -51,10 +53,13 @@ bool HasMask(const c10::IValue& indices) {
 }
 
 // self[indices] on meta tensors: the result's shape, and eager's errors for
-// bad indices ("too many indices", non-integer dtypes, shapes that do not
-// broadcast).
+// bad indices ("too many indices", index dtypes other than long, int, byte,
+// bool, shapes that do not broadcast: IndexErrors). torch's C++ Meta
+// function, called directly: the Python Meta kernel `import torch` puts in
+// front of it raises RuntimeErrors worded its own way ("Attempting to
+// broadcast a dimension of length 3"), and takes int8 indices for masks.
 at::Tensor MetaIndexResult(const at::Tensor& self, const c10::IValue& indices) {
-  return at::index(MetaLike(self), MetaIndices(indices));
+  return at::meta::index(MetaLike(self), MetaIndices(indices));
 }
 
 // index.Tensor(self, indices)

@@ -13,6 +13,11 @@ namespace backend {
 struct OperatorDefTag {};
 constexpr auto MemberOf(OperatorDefTag);
 template struct ExposePrivateMember<OperatorDefTag, &c10::OperatorHandle::operatorDef_>;
+// OperatorEntry::kernels_: every kernel registered per key, newest first
+// (the dispatch table holds only the front one).
+struct KernelsTag {};
+constexpr auto MemberOf(KernelsTag);
+template struct ExposePrivateMember<KernelsTag, &c10::impl::OperatorEntry::kernels_>;
 
 namespace {
 
@@ -25,6 +30,20 @@ const c10::impl::OperatorEntry& EntryOf(const c10::OperatorHandle& op) {
 c10::KernelFunction RegisteredKernel(const c10::OperatorHandle& op, c10::DispatchKey key) {
   if (!op.hasKernelForDispatchKey(key)) return c10::KernelFunction();
   return EntryOf(op).kernelForDispatchKey(key);
+}
+
+c10::KernelFunction TorchCppKernel(const c10::OperatorHandle& op, c10::DispatchKey key) {
+  const auto& kernels = EntryOf(op).*MemberOf(KernelsTag{});
+  // Python kernels and makeFromBoxedFunctor ones have no unboxed entry;
+  // torch's generated registrations have both.
+  for (c10::DispatchKey k : {key, c10::DispatchKey::CompositeExplicitAutogradNonFunctional,
+                             c10::DispatchKey::CompositeExplicitAutograd}) {
+    auto it = kernels.find(k);
+    if (it == kernels.end()) continue;
+    for (const c10::impl::AnnotatedKernel& annotated : it->second)
+      if (annotated.kernel.isValidUnboxed()) return annotated.kernel;
+  }
+  return c10::KernelFunction();
 }
 
 std::string OperatorFullName(const c10::OperatorHandle& op) {

@@ -25,6 +25,14 @@ namespace backend {
 // callable after another kernel replaces it in the dispatch table.
 c10::KernelFunction RegisteredKernel(const c10::OperatorHandle& op, c10::DispatchKey key);
 
+// torch's own C++ kernel of `op` for `key` (a backend key such as Meta),
+// as the dispatch table held it before any boxed-only kernel was put in
+// front (torch's Python registrations, our wrappers): the newest kernel
+// registered for `key` with an unboxed entry, else the one of
+// CompositeExplicitAutogradNonFunctional or CompositeExplicitAutograd.
+// Invalid when there is none.
+c10::KernelFunction TorchCppKernel(const c10::OperatorHandle& op, c10::DispatchKey key);
+
 // Registers, in `lib` (an IMPL library for the Functionalize key), a wrapper
 // around the Functionalize kernel of every aten op whose schema `select`
 // accepts: `wrap` receives the kernel it replaces. Returns how many.

@@ -147,6 +147,12 @@ void RegisterDecomposedKernels();
 // fallback. Returns how many ops it covers.
 size_t RegisterFunctionalizedComposites();
 
+// Functional CompositeImplicitAutograd ops without a Lazy kernel decompose at
+// the Functionalize key too (implicit_composites.cpp): under
+// torch.inference_mode() they reached it and decomposed below it, where
+// their views (F.linear's t()) went to the eager fallback. Returns how many.
+size_t RegisterImplicitCompositesAtFunctionalize();
+
 // torch._foreach_* ops (the foreach=True optimizers) run their per-tensor op
 // on each element under functionalization (foreach_kernels.cpp): torch
 // 1.13's functionalization ran them on Meta, where they have no kernel.
@@ -221,6 +227,11 @@ size_t RegisterCppMetaKernels();
 // kernel (composite_autograd.cpp): torch left them without a gradient.
 // Call after every Lazy registration. Returns how many it registered.
 size_t RegisterCompositeAutogradKernels();
+
+// Wraps the Meta kernel of every aten op whose C++ kernel torch's Python one
+// hides, so that calls inside an EagerMetaChecks (eager_meta_checks.h) reach
+// the C++ kernel. Returns how many kernels it wrapped.
+size_t InstallEagerMetaChecks();
 
 // _ctc_loss and its backward as lazy ops (ctc_loss_kernel.cpp).
 void RegisterCtcLossKernels();

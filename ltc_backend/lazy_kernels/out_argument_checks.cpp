@@ -13,15 +13,18 @@
 // When an out tensor is lazy, the call first runs on meta tensors of the
 // same shapes and dtypes: eager's checks, shared by its meta kernels, raise
 // eager's message (out= calls are rare in training code; the probe costs
-// one meta dispatch). For the reductions whose accumulation type eager
-// takes from the out tensor, an unset `dtype` argument is then set to it.
-// Ops without a meta kernel keep the functionalized behaviour (a cast copy).
+// one meta dispatch). In torch 2.x that takes torch's C++ Meta kernels, not
+// the Python ones in front of them (EagerMetaChecks). For the reductions
+// whose accumulation type eager takes from the out tensor, an unset `dtype`
+// argument is then set to it. Ops without a meta kernel keep the
+// functionalized behaviour (a cast copy).
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include <algorithm>
 #include <string>
 
+#include "ltc_backend/lazy_kernels/eager_meta_checks.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/view_kernels.h"
@@ -61,10 +64,13 @@ bool HasLazyOut(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
 
 at::Tensor OnMeta(const at::Tensor& t) {
   if (!t.defined()) return t;
+  // Python scalars arrive as wrapped 0-d CPU tensors, which promote
+  // differently: passed as they are, as eager passes them (a Python Meta
+  // kernel reads them as numbers and asserts they are on the CPU).
+  bool wrapped = t.unsafeGetTensorImpl()->is_wrapped_number();
+  if (wrapped && t.device().is_cpu()) return t;
   at::Tensor meta = at::empty(t.sizes(), t.options().device(at::kMeta));
-  // Python scalars arrive as wrapped 0-d tensors, which promote differently.
-  if (t.unsafeGetTensorImpl()->is_wrapped_number())
-    meta.unsafeGetTensorImpl()->set_wrapped_number(true);
+  if (wrapped) meta.unsafeGetTensorImpl()->set_wrapped_number(true);
   return meta;
 }
 
@@ -105,6 +111,7 @@ bool RunOnMeta(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
   }
   try {
     QuietWarnings quiet;  // the real call warns (an out tensor resized) itself
+    EagerMetaChecks eager_messages;
     op.callBoxed(&probe);
   } catch (const c10::NotImplementedError&) {
     return false;

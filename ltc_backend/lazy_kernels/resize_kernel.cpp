@@ -42,11 +42,17 @@ const ResizeOp& State() {
 }
 
 // The view a resize within the storage makes: the first elements of the
-// tensor it was applied to, in the layout of `strides`.
+// tensor it was applied to, in the layout of `strides`. Not flagged
+// is_as_strided: torch 2.x refuses a write through a view chain with an
+// as_strided past its first link (an as_strided addresses its base's
+// storage, which does not compose), and `x[1].resize_(2)` then `.add_(10)`
+// raised that torch.compile error. Ours addresses only the row-major values
+// of the tensor it was applied to (`reach <= numel` below), so it composes
+// like any view.
 struct ResizeView final : at::functionalization::ViewMeta {
   ResizeView(std::vector<int64_t> sizes, std::vector<int64_t> strides)
       : ViewMeta(/*has_symbolic_inputs=*/false, /*is_multi_output=*/false,
-                 /*is_as_strided=*/true),
+                 /*is_as_strided=*/false),
         sizes(std::move(sizes)),
         strides(std::move(strides)) {}
   at::Tensor forward(const at::Tensor& storage) override {
