@@ -81,14 +81,15 @@ func.func @mse_backward(%g: !torch.vtensor<[],bf16>, %x: !torch.vtensor<[4,6],bf
 
 // -----
 
-// round.decimals = -2 in f16: nearbyint(half(x / 100)) * 100.
+// round.decimals = -2 in f16: computed in f32 (ATen's opmath type) and
+// rounded to f16 once: nearbyint(x / 100) * 100.
 // CHECK-LABEL: func.func @round_decimals(
-// CHECK: %[[P:.*]] = arith.extf %{{.*}} : f16 to f32
-// CHECK: %[[Q:.*]] = arith.divf %{{.*}}, %[[P]] : f32
-// CHECK: %[[QH:.*]] = arith.truncf %[[Q]] : f32 to f16
-// CHECK: %[[QE:.*]] = arith.extf %[[QH]] : f16 to f32
-// CHECK: %[[R:.*]] = math.roundeven %[[QE]] : f32
-// CHECK: arith.mulf %[[R]], %[[P]] : f32
+// CHECK: %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK: %[[Q:.*]] = arith.divf %[[X]], %[[P:.*]] : f32
+// CHECK-NOT: arith.truncf
+// CHECK: %[[R:.*]] = math.roundeven %[[Q]] : f32
+// CHECK: %[[M:.*]] = arith.mulf %[[R]], %[[P]] : f32
+// CHECK: arith.truncf %[[M]] : f32 to f16
 func.func @round_decimals(%x: !torch.vtensor<[5],f16>) -> !torch.vtensor<[5],f16> {
   %c = torch.constant.int -2
   %0 = torch.aten.round.decimals %x, %c : (!torch.vtensor<[5],f16>, !torch.int) -> !torch.vtensor<[5],f16>
