@@ -7,18 +7,6 @@ the test's failure message on torch 2.14 (first line).
 EXPECTED_FAILURES = {
     'e2e/test_arange_cumsum.py::test_cumsum_f16_raises_like_eager':
         'torch 2.14: Failed: DID NOT RAISE RuntimeError',
-    'e2e/test_common_ops.py::test_one_hot_inferred_num_classes_falls_back_with_warning':
-        'torch 2.14: RuntimeError: Index tensor must have the same number of dimensions as src tensor',
-    'e2e/test_dense_linalg.py::test_solve[False-dtype0]':
-        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
-    'e2e/test_dense_linalg.py::test_solve[False-dtype1]':
-        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
-    'e2e/test_dense_linalg.py::test_solve[True-dtype0]':
-        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
-    'e2e/test_dense_linalg.py::test_solve[True-dtype1]':
-        'torch 2.14: AssertionError: output 1: Tensor-likes are not close!',
-    'e2e/test_dense_linalg.py::test_solve_vector_and_broadcast':
-        'torch 2.14: AssertionError: output 3: Tensor-likes are not close!',
     'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
         'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
     'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
@@ -31,14 +19,8 @@ EXPECTED_FAILURES = {
         "torch 2.14: TypeError: object of type 'float' has no len()",
     'e2e/test_rot90.py::test_rot90_bad_dims_raise_eagers_error[(0, 3)]':
         'torch 2.14: IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)',
-    'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[-1-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':
-        'torch 2.14: AssertionError: Regex pattern did not match.',
-    'e2e/test_scatter_gather.py::test_index_out_of_bounds_raises[4-scatter-<lambda>-scatter\\\\(\\\\): index out of bounds]':
-        'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_set_storage.py::test_errors_are_clear':
         'torch 2.14: AssertionError: Regex pattern did not match.',
-    'e2e/test_set_storage.py::test_parametrized_training_matches_eager[orthogonal_cayley]':
-        'torch 2.14: AssertionError: Tensor-likes are not close!',
     'fuzz/test_differential.py::test_lazy_matches_eager':
         'torch 2.14: test_differential.Fuzz_mismatch_output_values: AssertionError: output 0: lazy [-4] != eager [4] (at _compare: )',
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':

@@ -6,10 +6,11 @@
 //    torch.linalg.inv/solve raise eager's error for singular input.
 //  - _linalg_det, _linalg_slogdet: products of U's diagonal with the
 //    permutation's sign (-1 per pivot k != k + 1); a 0x0 matrix has det 1.
-// Like eager for a contiguous real A (lazy tensors always are), these factor
-// A^T (eager saves a copy to column-major that way): their LU/pivots outputs
-// are A^T's, which their backward formulas expect (lu_solve with adjoint =
-// !contiguous). check_errors=True raises eagerly (refused: fallback).
+// Like eager for a contiguous real A (lazy tensors always are), inverse, det
+// and slogdet factor A^T (eager saves a copy to column-major that way): the
+// LU/pivots outputs of det/slogdet are A^T's, which their backward formulas
+// expect. torch 2.x's _linalg_solve_ex factors A itself (its backward solves
+// with adjoint=True). check_errors=True raises eagerly (refused: fallback).
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,12 +57,13 @@ public:
     Location loc = op->getLoc();
     RankedTensorType type = (*types)[0];
     RankedTensorType infoType = (*types)[IsSolve ? 3 : 1];
-    // As eager for a contiguous real A (a lazy tensor always is): LU,
-    // pivots and info are those of A^T, and A X = B is solved as
-    // (A^T)^T X = B. The backward (lu_solve with adjoint=False) relies on it.
+    // As eager: the inverse factors A^T and solves (A^T)^T X = I; solve
+    // returns the LU, pivots and info of A itself, whose backward solves
+    // A^H gB = gX with them.
+    const bool factorAT = !IsSolve;
     ArrayRef<int64_t> luBatch = infoType.getShape();
     FailureOr<LUResult> lu =
-        factorBatched(rewriter, loc, operands[0], luBatch, /*transposed=*/true);
+        factorBatched(rewriter, loc, operands[0], luBatch, factorAT);
     if (failed(lu))
       return fail(op, rewriter, "cannot collapse the batch dims");
     SmallVector<Value> results;
@@ -98,14 +100,14 @@ public:
       LUResult forSolve = *lu;
       if (batch != luBatch) {
         FailureOr<LUResult> wide = factorBatched(rewriter, loc, operands[0],
-                                                 batch, /*transposed=*/true);
+                                                 batch, factorAT);
         if (failed(wide))
           return fail(op, rewriter, "A does not broadcast to B's batch");
         forSolve = *wide;
       }
       FailureOr<Value> x =
           solveWithLU(rewriter, loc, forSolve.lu, forSolve.pivots, rhs, batch,
-                      *left, /*adjoint=*/true);
+                      *left, /*adjoint=*/factorAT);
       if (failed(x))
         return fail(op, rewriter, "B does not broadcast");
       results.push_back(*x);
