@@ -21,8 +21,6 @@ EXPECTED_FAILURES = {
         'torch 2.14: IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)',
     'e2e/test_set_storage.py::test_errors_are_clear':
         'torch 2.14: AssertionError: Regex pattern did not match.',
-    'fuzz/test_differential.py::test_lazy_matches_eager':
-        'torch 2.14: test_differential.Fuzz_mismatch_output_values: AssertionError: output 0: lazy [-4] != eager [4] (at _compare: )',
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
     'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':

@@ -542,7 +542,12 @@ def op_convert(b, a):
                    torch.float64: ".double()", torch.int64: ".long()", torch.bool: ".bool()",
                    torch.float16: ".half()", torch.bfloat16: ".bfloat16()"}[target]])
     widening = target == torch.float64 or a.dtype in (torch.int64, torch.bool)
-    return b.emit("convert", f"{a.name}{form}", [a], exact=widening)
+    # A conversion to a's own dtype returns a itself: no storage of its own
+    # (as_strided on it addresses a's storage, which a copy to the lazy
+    # device does not keep when a is a view).
+    same = target == a.dtype
+    return b.emit("convert", f"{a.name}{form}", [a], exact=widening,
+                  fresh=a.fresh if same else True, view_of=a.view_of if same else None)
 
 
 # ---- in-place writes through views --------------------------------------------
