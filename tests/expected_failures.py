@@ -5,20 +5,14 @@ Keys are "<path under tests/>::<test name with parameters>"; each reason is
 the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
-    'e2e/test_arange_cumsum.py::test_cumsum_f16_raises_like_eager':
-        'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
         'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
-    'e2e/test_mask_ops.py::test_unique_unsorted_and_half_keep_eagers_kernel':
-        'torch 2.14: Failed: DID NOT RAISE RuntimeError',
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
         'torch 2.14: AssertionError: {',
     'e2e/test_pooling.py::test_max_pool3d_bad_arguments_raise_like_eager[kw0-half of kernel size]':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_random_ops.py::test_fractional_max_pool_draws_its_samples_in_the_graph':
         "torch 2.14: TypeError: object of type 'float' has no len()",
-    'e2e/test_rot90.py::test_rot90_bad_dims_raise_eagers_error[(0, 3)]':
-        'torch 2.14: IndexError: Dimension out of range (expected to be in range of [-2, 1], but got 3)',
     'e2e/test_set_storage.py::test_errors_are_clear':
         'torch 2.14: AssertionError: Regex pattern did not match.',
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':

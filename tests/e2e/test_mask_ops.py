@@ -204,12 +204,12 @@ def test_unique_sorted_matches_eager_natively(name):
 
 def test_unique_unsorted_and_half_keep_eagers_kernel():
     # sorted=False returns eager's hash-set order, which only its kernel
-    # gives; f16 has no CPU kernel (eager's error).
+    # gives; so does f16 (eager's kernel: torch 2.x has one).
     x = torch.tensor([3, 1, 2, 3, 1, 7, 5, 5])
     ltc_mlir.reset_metrics()
     lazy = torch.unique(x.to("lazy"), sorted=False, return_inverse=True)
     eager = torch.unique(x, sorted=False, return_inverse=True)
     for e, l in zip(eager, lazy):
         assert torch.equal(e, l.cpu())
-    with pytest.raises(RuntimeError, match="not implemented for 'Half'"):
-        torch.unique(torch.ones(3).half().to("lazy")).cpu()
+    half = torch.tensor([2.5, -1.0, 2.5, 0.0]).half()
+    assert torch.equal(torch.unique(half.to("lazy")).cpu(), torch.unique(half))
