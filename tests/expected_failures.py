@@ -5,16 +5,10 @@ Keys are "<path under tests/>::<test name with parameters>"; each reason is
 the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
-    'e2e/test_fallback.py::test_graph_fallback_unsupported_op_is_named_and_correct':
-        'torch 2.14: AssertionError: graph_40334e3a3c71bcc7: unsupported aten::frac, aten::trace -- aten::frac: disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops(); aten:',
     'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
         'torch 2.14: AssertionError: {',
-    'e2e/test_pooling.py::test_max_pool3d_bad_arguments_raise_like_eager[kw0-half of kernel size]':
-        'torch 2.14: AssertionError: Regex pattern did not match.',
     'e2e/test_random_ops.py::test_fractional_max_pool_draws_its_samples_in_the_graph':
         "torch 2.14: TypeError: object of type 'float' has no len()",
-    'e2e/test_set_storage.py::test_errors_are_clear':
-        'torch 2.14: AssertionError: Regex pattern did not match.',
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
     'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':

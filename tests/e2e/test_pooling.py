@@ -407,7 +407,7 @@ def test_registered_pooling_upsampling(dump_dir, name):
 
 
 @pytest.mark.parametrize("kw,match", [
-    (dict(kernel_size=2, padding=2), "half of kernel size"),
+    (dict(kernel_size=2, padding=2), "half of effective kernel size"),
     (dict(kernel_size=5), "Output size is too small"),
     (dict(kernel_size=(2, 2)), "kernel_size must either be a single int, or a tuple of three"),
 ])
