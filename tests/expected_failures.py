@@ -11,8 +11,6 @@ EXPECTED_FAILURES = {
         "torch 2.14: TypeError: object of type 'float' has no len()",
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
-    'reliability/test_lazy_kernels.py::test_lazy_copy_from_cpu_and_cpu_copy_from_lazy':
-        'torch 2.14: isolated.ChildCrashed: child process exited with 1',
     'reliability/test_lazy_kernels.py::test_unsupported_layouts_to_lazy_raise[torch.randn(3, 3).to_sparse_csr()-Unsupported device type for SparseCsr layout: lazy]':
         "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
     'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':

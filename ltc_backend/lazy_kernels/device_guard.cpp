@@ -117,10 +117,12 @@ OneDtype NeedsOneDtype(const c10::OperatorName& name) {
   return OneDtype::kNone;
 }
 
-// Ops whose job is to move data between devices.
+// Ops whose job is to move data between devices. aten::copy is the
+// functional form of `lazy.copy_(cpu)` (load_state_dict, slice assignment
+// from a CPU tensor), which eager allows across devices.
 bool MovesBetweenDevices(const c10::OperatorName& name) {
   return name.name == "aten::_copy_from" || name.name == "aten::_copy_from_and_resize" ||
-         name.name == "aten::_to_copy";
+         name.name == "aten::_to_copy" || name.name == "aten::copy";
 }
 
 // F.group_norm and F.batch_norm are composites on the lazy device (1.13's

@@ -270,6 +270,20 @@ def test_lazy_copy_from_cpu_and_cpu_copy_from_lazy():
     assert r == {"c": [2.0, 4.0], "ints": [1, 2, -3], "device": "cpu"}, r
 
 
+def test_load_state_dict_from_cpu_into_a_lazy_model():
+    # load_state_dict copies each CPU value into the lazy parameter
+    # (functionalized to aten::copy with a CPU src, which the device check
+    # refused on torch 2.14).
+    r = run("""
+        cpu = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4))
+        state = {k: v + 1 for k, v in cpu.state_dict().items()}
+        lazy = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4)).to("lazy")
+        lazy.load_state_dict(state)
+        emit(all(torch.equal(v.cpu(), state[k]) for k, v in lazy.state_dict().items()))
+    """)
+    assert r is True, r
+
+
 @pytest.mark.parametrize("expr", ["c.add_(L(torch.ones(3)))",
                                   "torch.add(L(torch.ones(3)), L(torch.ones(3)), out=c)",
                                   "c.__setitem__(L(torch.tensor([0])), 1.0)"])
