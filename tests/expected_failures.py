@@ -13,6 +13,4 @@ EXPECTED_FAILURES = {
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
     'reliability/test_lazy_kernels.py::test_unsupported_layouts_to_lazy_raise[torch.randn(3, 3).to_sparse_csr()-Unsupported device type for SparseCsr layout: lazy]':
         "torch 2.14: AssertionError: ['NotImplementedError', 'Could not run 'new_compressed_tensor' from the 'lazy' device.)']",
-    'reliability/test_numerics.py::test_f16_matmuls_accumulate_in_f32_where_eager_raises':
-        'torch 2.14: assert False',
 }
