@@ -1,10 +1,10 @@
 // to_lazy_guard: `.to("lazy")` of a tensor LTC cannot represent.
 //
-// LTC holds dense (strided) tensors only. In torch 1.13 a sparse tensor's
-// .to("lazy") fails deep in the dispatcher ("Could not run
-// 'aten::empty.memory_format' with arguments from the 'SparseLazy' backend",
-// followed by a table of every dispatch key), and a quantized tensor's
-// silently stays on the CPU. Our _to_copy for those layouts names the problem
+// LTC holds dense (strided) tensors only. Without this guard a sparse
+// tensor's .to("lazy") fails deep in the dispatcher ("Could not run
+// 'aten::empty.memory_format' with arguments from the 'SparseLazy' backend"
+// or "... 'new_compressed_tensor' from the 'lazy' device"), and on torch
+// 1.13 a quantized tensor's silently stayed on the CPU. Our _to_copy for those layouts names the problem
 // and the fix, and otherwise runs the kernel it replaces (the
 // CompositeExplicitAutograd one).
 //
@@ -84,9 +84,10 @@ void RegisterToLazyGuard() {
   QuietWarnings quiet;
   // BackendSelect adds the destination's backend to the source's layout
   // keys: a quantized/sparse CPU tensor going to lazy dispatches to
-  // QuantizedLazy/SparseLazy. (CSR and MKLDNN already fail with a clear
-  // "Unsupported device type for ... layout: lazy".)
-  for (c10::DispatchKey key : {c10::DispatchKey::QuantizedLazy, c10::DispatchKey::SparseLazy}) {
+  // QuantizedLazy/SparseLazy/SparseCsrLazy (torch 2.x's CSR/CSC/BSR
+  // raised "Could not run 'new_compressed_tensor' from the 'lazy' device").
+  for (c10::DispatchKey key : {c10::DispatchKey::QuantizedLazy, c10::DispatchKey::SparseLazy,
+                               c10::DispatchKey::SparseCsrLazy}) {
     c10::KernelFunction inner = RegisteredKernel(op, key);
     if (!inner.isValid())
       inner = RegisteredKernel(op, c10::DispatchKey::CompositeExplicitAutograd);

@@ -253,7 +253,9 @@ def test_fractional_max_pool_windows_and_indices_match_eager(dims, shape, output
 def test_fractional_max_pool_draws_its_samples_in_the_graph():
     x = torch.randn(2, 3, 12, 12)
     ltc_mlir.reset_metrics()
-    out = torch.nn.functional.fractional_max_pool2d(x.to("lazy"), 3, output_ratio=0.5)
+    # (torch 2.14's F.fractional_max_pool2d takes output_ratio as a tuple
+    # only: a float raises TypeError in eager too.)
+    out = torch.nn.functional.fractional_max_pool2d(x.to("lazy"), 3, output_ratio=(0.5, 0.5))
     torch._lazy.mark_step()
     out = out.cpu()
     assert out.shape == (2, 3, 6, 6)

@@ -305,7 +305,8 @@ def test_cpu_tensor_written_from_lazy_operands_raises(expr):
     ("torch.quantize_per_tensor(torch.randn(3), 0.1, 0, torch.qint8)",
      "Quantized tensors (QInt8) cannot be moved to the lazy device: lazy tensors are dense. "
      "Call .dequantize() first."),
-    ("torch.randn(3, 3).to_sparse_csr()", "Unsupported device type for SparseCsr layout: lazy"),
+    ("torch.randn(3, 3).to_sparse_csr()", "Tensors with layout SparseCsr cannot be moved to the "
+                                          "lazy device: lazy tensors are dense (strided). Call .to_dense() first."),
 ])
 def test_unsupported_layouts_to_lazy_raise(make, expected):
     r = run(f"""
