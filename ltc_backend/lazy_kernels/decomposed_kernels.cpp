@@ -1,4 +1,4 @@
-// Ops without a Lazy kernel in torch 1.13 recorded as a few lowered lazy ops.
+// Ops without a (correct) Lazy kernel recorded as a few lowered lazy ops.
 //
 // Each kernel first runs the eager argument checks (the op's Meta kernel,
 // or the CPU kernel's checks restated with its messages), then builds the
@@ -22,6 +22,8 @@
 //    at the borders) as two interpolation matrices A_h [oH, H], A_w [oW, W]:
 //    out = A_h x A_w^T, grad_input = A_h^T g A_w (two mm each). Float and
 //    double only; other dtypes run eagerly.
+//  - pixel_shuffle/pixel_unshuffle: view_copy, permute_copy, view_copy
+//    (torch LTC's kernel read wrong elements through as_strided_copy).
 // Out-of-range values (targets, unpool indices) fail the runtime checks of
 // the ops they become (nll_loss_forward's, scatter's, gather's): a Python
 // RuntimeError naming the bound, never an out-of-bounds access.
@@ -35,6 +37,7 @@
 #include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
+#include "ltc_backend/lazy_kernels/eager_meta_checks.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
@@ -541,6 +544,44 @@ void MultilabelMarginLossBackward(const c10::OperatorHandle& op, torch::jit::Sta
   Return(op, stack, {at::view_copy(at::mul(gi, go), self.sizes())});
 }
 
+// pixel_shuffle / pixel_unshuffle: eager's checks (its C++ kernel on a meta
+// tensor), then [*, C, r, r, H, W] <-> [*, C, H, r, W, r] as view_copy and
+// permute_copy. torch LTC's own kernel recorded an as_strided_copy of a
+// permuted value, which read the wrong elements.
+at::Tensor PixelShuffleLazy(const at::Tensor& self, int64_t r, bool shuffle) {
+  {
+    EagerMetaChecks eager_messages;
+    at::Tensor meta = at::empty(self.sizes(), self.options().device(at::kMeta));
+    if (shuffle)
+      at::pixel_shuffle(meta, r);
+    else
+      at::pixel_unshuffle(meta, r);
+  }
+  const int64_t n = self.dim();
+  std::vector<int64_t> batch(self.sizes().begin(), self.sizes().end() - 3);
+  const int64_t c = self.size(n - 3), h = self.size(n - 2), w = self.size(n - 1);
+  const int64_t b = static_cast<int64_t>(batch.size());
+  std::vector<int64_t> split = batch, perm, joined = batch;
+  for (int64_t i = 0; i < b; ++i) perm.push_back(i);
+  if (shuffle) {  // [*, C', r, r, H, W] -> [*, C', H, r, W, r]
+    for (int64_t d : {c / (r * r), r, r, h, w}) split.push_back(d);
+    for (int64_t d : {0, 3, 1, 4, 2}) perm.push_back(b + d);
+    for (int64_t d : {c / (r * r), h * r, w * r}) joined.push_back(d);
+  } else {  // [*, C, H', r, W', r] -> [*, C, r, r, H', W']
+    for (int64_t d : {c, h / r, r, w / r, r}) split.push_back(d);
+    for (int64_t d : {0, 2, 4, 1, 3}) perm.push_back(b + d);
+    for (int64_t d : {c * r * r, h / r, w / r}) joined.push_back(d);
+  }
+  return at::view_copy(at::permute_copy(at::view_copy(self, split), perm), joined);
+}
+
+at::Tensor PixelShuffle(const at::Tensor& self, int64_t r) {
+  return PixelShuffleLazy(self, r, true);
+}
+at::Tensor PixelUnshuffle(const at::Tensor& self, int64_t r) {
+  return PixelShuffleLazy(self, r, false);
+}
+
 }  // namespace
 
 void RegisterDecomposedKernels() {
@@ -565,6 +606,8 @@ void RegisterDecomposedKernels() {
             torch::CppFunction::makeFromBoxedFunction<&UpsampleBicubic2d>());
   lib->impl("upsample_bicubic2d_backward",
             torch::CppFunction::makeFromBoxedFunction<&UpsampleBicubic2dBackward>());
+  lib->impl("pixel_shuffle", TORCH_FN(PixelShuffle));
+  lib->impl("pixel_unshuffle", TORCH_FN(PixelUnshuffle));
 }
 
 }  // namespace backend
