@@ -22,8 +22,8 @@
 //    full rank, which costs one sync): the squared norms of the columns of
 //    A x - B; empty otherwise.
 // Autograd differentiates pinv(A) B (eager's gradient is the same pinv
-// formula); as in eager, the residuals and singular values pass no
-// gradient back. Rank-deficient problems can differ from eager's drivers, which
+// formula) and the residuals computed from it; as in eager, the singular
+// values pass no gradient back. Rank-deficient problems can differ from eager's drivers, which
 // disagree with each other there. Complex inputs and unknown drivers keep
 // torch's kernel (eager's result or error).
 #include <ATen/ATen.h>
@@ -68,10 +68,8 @@ LstsqResult LstsqLazy(c10::DispatchKeySet ks, const at::Tensor& a, const at::Ten
   }
   if (m > n && driver != "gelsy") {
     bool fullRank = driver == "gels" || at::all(at::eq(rank, n)).item<bool>();
-    // Detached: eager 1.13's backward reads the solution's gradient only.
-    if (fullRank)
-      residuals = at::sum(
-          at::pow(at::sub(at::matmul(a.detach(), solution.detach()), b.detach()), 2), -2);
+    // Differentiable, as in torch 2.x's eager (1.13 passed no gradient).
+    if (fullRank) residuals = at::sum(at::pow(at::sub(at::matmul(a, solution), b), 2), -2);
   }
   return {solution, residuals, rank, singular};
 }

@@ -94,9 +94,10 @@ def _run(op, sample, device, backward):
         if not diff or not leaves:
             return None
         # A fixed random cotangent per output (drawn on the CPU, so both
-        # devices use the same one).
+        # devices use the same one; in f32 and converted, so that the f64
+        # reference of _closer_to_reference uses the same values too).
         gen = torch.Generator().manual_seed(1)
-        loss = sum((t * torch.randn(t.shape, generator=gen, dtype=t.dtype).to(t.device)).sum()
+        loss = sum((t * torch.randn(t.shape, generator=gen).to(t.device, t.dtype)).sum()
                    for t in diff)
         grads = torch.autograd.grad(loss, leaves, allow_unused=True)
         outs = [o.detach() for o in outs] + [g for g in grads if g is not None]
@@ -115,6 +116,11 @@ def _random_sample(op_name, sample):
     training (tests/e2e/test_random_ops.py checks their distributions)."""
     if "rrelu" in op_name and sample.kwargs.get("training", False):
         return True
+    # F.multi_head_attention_forward takes dropout_p positionally (after
+    # key, value, embed_dim, num_heads, the projections, bias_k/v and
+    # add_zero_attn) and trains by default.
+    if op_name == "nn.functional.multi_head_attention_forward" and len(sample.args) > 9:
+        return sample.kwargs.get("training", True) and sample.args[9] > 0.0
     return sample.kwargs.get("dropout_p", 0.0) > 0.0
 
 
@@ -142,7 +148,7 @@ def _closer_to_reference(op, sample, backward, eager, lazy):
     intermediates where our code keeps f32 (matmul accumulation, norms), and
     in f32 a value that cancels to ~0 keeps eager's rounding residue (layer
     norm of one element): a lazy value off from eager's but nearer the
-    exact one is not a wrong value. (f64 results are their own reference.)"""
+    exact one (or within a few times eager's error) is not a wrong value. (f64 results are their own reference.)"""
     def up(t):
         if not t.is_floating_point():
             return t
@@ -164,7 +170,13 @@ def _closer_to_reference(op, sample, backward, eager, lazy):
             continue
         err_e = (e.double() - r).abs().nan_to_num(0).max().item() if e.numel() else 0.0
         err_l = (l.double() - r).abs().nan_to_num(0).max().item() if l.numel() else 0.0
-        if torch.isnan(l).ne(torch.isnan(r)).any() or err_l > err_e:
+        # Long f32 sums in another order (conv_transpose3d's gradients: an
+        # error of 9.4e-5 where eager's is 7.9e-5, among values of 160) are
+        # as accurate as eager's: allowed are a few times eager's own error
+        # or a few roundings of the largest value, not more.
+        scale = r.abs().nan_to_num(0).max().item() if r.numel() else 0.0
+        allowed = 4 * max(err_e, torch.finfo(e.dtype).eps * scale)
+        if torch.isnan(l).ne(torch.isnan(r)).any() or err_l > allowed:
             return False
     return True
 
