@@ -5,8 +5,6 @@ Keys are "<path under tests/>::<test name with parameters>"; each reason is
 the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
-    'e2e/test_op_sweep.py::test_no_wrong_values_or_spurious_errors':
-        'torch 2.14: AssertionError: {',
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
         "torch 2.14: AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
 }
