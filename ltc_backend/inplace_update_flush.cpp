@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "ltc_backend/failed_step_rollback.h"
+#include "ltc_backend/lazy_kernels/kernel_table.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -70,28 +71,23 @@ void RegisterInplaceUpdateFlush() {
     // Lives until exit: destroying it would unregister the kernels.
     auto* lib = new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy,
                                    __FILE__, __LINE__);
-    c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
-    for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-      if (name.name.rfind("aten::", 0) != 0) continue;
-      std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-      if (!op || !op->hasSchema() || !WritesAnArgument(op->schema())) continue;
-      if (!op->hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
-          op->hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
-        continue;
+    ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+      if (!WritesAnArgument(op.schema())) return;
+      if (!op.hasKernelForDispatchKey(c10::DispatchKey::Autograd) ||
+          op.hasKernelForDispatchKey(c10::DispatchKey::AutogradLazy))
+        return;
       // Every backend runs a CompositeImplicitAutograd op (matmul.out) as its
       // decomposition, whose ops get this kernel themselves; its Autograd
       // kernel would send it whole to functionalization, which has no kernel
       // for it ("Found a custom (non-ATen) operator whose output has alias
       // annotations").
-      if (op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) continue;
-      std::string qualified = name.name.substr(6);
-      if (!name.overload_name.empty()) qualified += "." + name.overload_name;
-      if (qualified == "zero_")
+      if (op.hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) return;
+      if (name == "zero_")
         lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));  // goes on as fill_
       else
-        lib->impl(qualified.c_str(),
+        lib->impl(name.c_str(),
                   torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
-    }
+    });
   });
 }
 

@@ -158,21 +158,19 @@ size_t InstallLazyDeviceGuard() {
   static torch::Library* lib = new torch::Library(torch::Library::IMPL, "aten",
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   size_t wrapped = 0;
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0 || MovesBetweenDevices(name)) continue;
-    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasKernelForDispatchKey(c10::DispatchKey::Lazy)) continue;
-    c10::KernelFunction inner = RegisteredKernel(*op, c10::DispatchKey::Lazy);
-    if (!inner.isValid()) continue;  // no boxed entry: cannot be wrapped generically
-    std::string short_name = name.name.substr(6);
-    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
-    lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<DeviceCheckedKernel>(
-                                          std::move(inner), NeedsOneDtype(name), FindArgumentCheck(name))));
+  ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+    if (MovesBetweenDevices(op.operator_name()) ||
+        !op.hasKernelForDispatchKey(c10::DispatchKey::Lazy))
+      return;
+    c10::KernelFunction inner = RegisteredKernel(op, c10::DispatchKey::Lazy);
+    if (!inner.isValid()) return;  // no boxed entry: cannot be wrapped generically
+    lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
+                                std::make_unique<DeviceCheckedKernel>(
+                                    std::move(inner), NeedsOneDtype(op.operator_name()),
+                                    FindArgumentCheck(op.operator_name()))));
     ++wrapped;
-  }
+  });
   return wrapped;
 }
 

@@ -41,22 +41,17 @@ size_t InstallEagerMetaChecks() {
   static torch::Library* lib =
       new torch::Library(torch::Library::IMPL, "aten", c10::DispatchKey::Meta, __FILE__, __LINE__);
   QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   size_t wrapped = 0;
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0) continue;
-    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(c10::DispatchKey::Meta)) continue;
-    c10::KernelFunction current = RegisteredKernel(*op, c10::DispatchKey::Meta);
-    if (!current.isValid() || current.isValidUnboxed()) continue;  // torch's C++ kernel is in front
-    c10::KernelFunction cpp = TorchCppKernel(*op, c10::DispatchKey::Meta);
-    if (!cpp.isValid()) continue;  // only a Python kernel: nothing to go back to
-    std::string short_name = name.name.substr(6);
-    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
-    lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<EagerOrCurrentMeta>(cpp, current)));
+  ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+    if (!op.hasKernelForDispatchKey(c10::DispatchKey::Meta)) return;
+    c10::KernelFunction current = RegisteredKernel(op, c10::DispatchKey::Meta);
+    if (!current.isValid() || current.isValidUnboxed()) return;  // torch's C++ kernel is in front
+    c10::KernelFunction cpp = TorchCppKernel(op, c10::DispatchKey::Meta);
+    if (!cpp.isValid()) return;  // only a Python kernel: nothing to go back to
+    lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
+                                std::make_unique<EagerOrCurrentMeta>(cpp, current)));
     ++wrapped;
-  }
+  });
   return wrapped;
 }
 

@@ -156,24 +156,19 @@ size_t RegisterForeachKernels() {
   static torch::Library* lib = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::Functionalize, __FILE__, __LINE__);
   QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   size_t registered = 0;
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind(kForeachPrefix, 0) != 0) continue;
+  ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+    if (op.operator_name().name.rfind(kForeachPrefix, 0) != 0) return;
     // .out variants are what functionalization itself produces from these.
-    const std::string& overload = name.overload_name;
+    const std::string& overload = op.operator_name().overload_name;
     if (overload == "out" || (overload.size() > 4 && overload.compare(overload.size() - 4, 4, "_out") == 0))
-      continue;
-    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasSchema()) continue;
-    std::optional<PerTensor> per_tensor = PerTensorOp(*op);
-    if (!per_tensor) continue;
-    std::string short_name = name.name.substr(6);
-    if (!overload.empty()) short_name += "." + overload;
-    lib->impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                      std::make_unique<ForeachAsLoop>(*per_tensor)));
+      return;
+    std::optional<PerTensor> per_tensor = PerTensorOp(op);
+    if (!per_tensor) return;
+    lib->impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
+                                std::make_unique<ForeachAsLoop>(*per_tensor)));
     ++registered;
-  }
+  });
   return registered;
 }
 

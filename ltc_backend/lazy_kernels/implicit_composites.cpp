@@ -63,21 +63,16 @@ size_t RegisterImplicitCompositesAtFunctionalize() {
   static auto* library = new torch::Library(torch::Library::IMPL, "aten",
                                             c10::DispatchKey::Functionalize, __FILE__, __LINE__);
   size_t count = 0;
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0) continue;
-    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasSchema() || !DecomposesBelowFunctionalization(*op)) continue;
+  ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+    if (!DecomposesBelowFunctionalization(op)) return;
     c10::KernelFunction composite =
-        RegisteredKernel(*op, c10::DispatchKey::CompositeImplicitAutograd);
-    if (!composite.isValid()) continue;
-    std::string impl_name = name.name.substr(6);
-    if (!name.overload_name.empty()) impl_name += "." + name.overload_name;
-    library->impl(impl_name.c_str(),
+        RegisteredKernel(op, c10::DispatchKey::CompositeImplicitAutograd);
+    if (!composite.isValid()) return;
+    library->impl(name.c_str(),
                   torch::CppFunction::makeFromBoxedFunctor(
                       std::make_unique<DecomposeAtFunctionalize>(std::move(composite))));
     ++count;
-  }
+  });
   return count;
 }
 

@@ -77,26 +77,33 @@ class HeldKernel final : public c10::OperatorKernel {
 
 }  // namespace
 
+void ForEachAtenOp(
+    const std::function<void(const c10::OperatorHandle& op, const std::string& name)>& visit) {
+  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
+  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
+    if (name.name.rfind("aten::", 0) != 0) continue;
+    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
+    if (!op || !op->hasSchema()) continue;
+    std::string short_name = name.name.substr(6);
+    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
+    visit(*op, short_name);
+  }
+}
+
 size_t WrapFunctionalizeKernels(torch::Library& lib,
                                 const std::function<bool(const c10::FunctionSchema&)>& select,
                                 const std::function<BoxedKernel(c10::KernelFunction)>& wrap) {
   QuietWarnings quiet;  // one "overriding a previously registered kernel" per op
-  c10::Dispatcher& dispatcher = c10::Dispatcher::singleton();
   size_t wrapped = 0;
-  for (const c10::OperatorName& name : dispatcher.getAllOpNames()) {
-    if (name.name.rfind("aten::", 0) != 0) continue;
-    std::optional<c10::OperatorHandle> op = dispatcher.findOp(name);
-    if (!op || !op->hasSchema() || !op->hasKernelForDispatchKey(c10::DispatchKey::Functionalize) ||
-        !select(op->schema()))
-      continue;
-    c10::KernelFunction inner = RegisteredKernel(*op, c10::DispatchKey::Functionalize);
-    if (!inner.isValid()) continue;
-    std::string short_name = name.name.substr(6);
-    if (!name.overload_name.empty()) short_name += "." + name.overload_name;
-    lib.impl(short_name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
-                                     std::make_unique<HeldKernel>(wrap(std::move(inner)))));
+  ForEachAtenOp([&](const c10::OperatorHandle& op, const std::string& name) {
+    if (!op.hasKernelForDispatchKey(c10::DispatchKey::Functionalize) || !select(op.schema()))
+      return;
+    c10::KernelFunction inner = RegisteredKernel(op, c10::DispatchKey::Functionalize);
+    if (!inner.isValid()) return;
+    lib.impl(name.c_str(), torch::CppFunction::makeFromBoxedFunctor(
+                               std::make_unique<HeldKernel>(wrap(std::move(inner)))));
     ++wrapped;
-  }
+  });
   return wrapped;
 }
 

@@ -42,6 +42,12 @@ size_t WrapFunctionalizeKernels(torch::Library& lib,
                                 const std::function<bool(const c10::FunctionSchema&)>& select,
                                 const std::function<BoxedKernel(c10::KernelFunction)>& wrap);
 
+// Calls visit(op, name) for every aten op with a schema; `name` is what
+// torch::Library::impl takes ("add.Tensor", "erf"). Each of our generic
+// wrappers walks the ops this way.
+void ForEachAtenOp(
+    const std::function<void(const c10::OperatorHandle& op, const std::string& name)>& visit);
+
 // "aten::add.Tensor": the name LTC's counters and our messages use.
 std::string OperatorFullName(const c10::OperatorHandle& op);
 
