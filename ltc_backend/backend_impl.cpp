@@ -15,6 +15,7 @@
 
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/computation.h"
+#include "ltc_backend/derived_bases.h"
 #include "ltc_backend/execution_errors.h"
 #include "ltc_backend/eager_layout.h"
 #include "ltc_backend/graph_compiler.h"
@@ -211,14 +212,48 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
 };
 
 // LTC's graph executor, which asks ShouldSyncTensor for every root of a
-// sync, in order: recorded for the wiring check (sync_trace.h).
+// sync, in order: recorded for the wiring check (sync_trace.h). A live sync
+// (mark_step) leaves out the bases it can derive from their views
+// (derived_bases.h).
 class MlirGraphExecutor : public torch::lazy::LazyGraphExecutor {
+ public:
+  void SyncLiveTensorsGraph(const torch::lazy::BackendDevice* device,
+                            c10::ArrayRef<std::string> devices, bool wait) override {
+    std::vector<torch::lazy::LazyTensorPtr> tensors = GetLiveTensors(device);
+    live_sync_plan_ = DerivedBasePlan::Make(tensors);
+    in_live_sync_ = true;
+    try {
+      SyncTensorsGraph(&tensors, devices, wait, /*sync_ltc_data=*/true);
+    } catch (...) {
+      in_live_sync_ = false;
+      live_sync_plan_ = DerivedBasePlan();
+      throw;
+    }
+    in_live_sync_ = false;
+    DerivedBasePlan plan = std::move(live_sync_plan_);
+    live_sync_plan_ = DerivedBasePlan();
+    plan.Rederive();
+  }
+
+  void UnregisterTensor(torch::lazy::LazyTensor::Data* data) override {
+    DerivedBases::Get().Forget(data->unique_id);
+    torch::lazy::LazyGraphExecutor::UnregisterTensor(data);
+  }
+
  private:
   bool ShouldSyncTensor(const torch::lazy::LazyTensorPtr& tensor) const override {
+    // Only a live sync leaves tensors out: a read (.cpu(), .item()) syncs
+    // the tensors it names.
+    if (in_live_sync_ &&
+        (live_sync_plan_.Skips(*tensor) || DerivedBases::Get().IsDerived(*tensor)))
+      return false;
     bool sync = tensor->GetIrValue()->op() != torch::lazy::ltc_not_supported;
     if (sync) TraceRoot(tensor->CurrentIrValue());
     return sync;
   }
+
+  DerivedBasePlan live_sync_plan_;
+  bool in_live_sync_ = false;
 };
 
 // huber_loss's result is eager's `empty_like(input)` (the elementwise loss
