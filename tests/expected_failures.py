@@ -6,8 +6,10 @@ the test's failure message on torch 2.14 (first line).
 """
 EXPECTED_FAILURES = {
     'reliability/test_code_reuse.py::test_retraced_training_step_reuses_the_compiled_code':
-        "torch 2.14: the first step's graph takes each 2-D weight twice (two device-data "
-        "inputs: the forward's and the optimizer update's), later steps once, so their "
-        "canonical forms differ and the step compiles twice (values match eager): "
+        "after the first step each parameter's value is held by two lazy tensors (its "
+        "functional wrapper's and its storage's), which the sync gives separate data handles: "
+        "later steps' graphs take each 2-D weight twice (forward and optimizer), the first "
+        "step's once, so the step compiles twice (values match eager); sharing one handle "
+        "fixes it but broke the recovery after a failed step (test_memory_errors): "
         "AssertionError: ['graph_c816c548969707ff', 'graph_b3f59b8d35036631']",
 }
