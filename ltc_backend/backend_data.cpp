@@ -11,6 +11,14 @@ void MlirData::Assign(const torch::lazy::BackendData& data) {
   }
 }
 
+torch::lazy::BackendData::Handle MlirData::GetHandle() {
+  at::Tensor value = data();
+  // A shared buffer is never written in place (the output buffer pool
+  // takes back only buffers nobody else holds), so one buffer is one value.
+  if (value.defined()) return reinterpret_cast<Handle>(value.unsafeGetTensorImpl());
+  return TSData::GetHandle();
+}
+
 const std::string* FailureOf(const torch::lazy::BackendData& data) {
   const auto* mlir = dynamic_cast<const MlirData*>(&data);
   if (!mlir) return nullptr;

@@ -47,6 +47,13 @@ class MlirData : public torch::lazy::TSData {
   // backend (which raises its error) instead of LTC's "an async operation
   // is in flight".
   bool HasValue() const override { return TSData::HasValue() || failure != nullptr; }
+  // Values that hold one buffer are one graph input. Functionalization often
+  // keeps a value in two lazy tensors (a wrapper's and its storage's); a
+  // graph that returned it gives both the same buffer, and the next step's
+  // graph must take it once, like the step that computed it (else the
+  // retraced step's module differs and compiles again). LTC's post-order
+  // and lowering context key parameters by this handle.
+  Handle GetHandle() override;
 
   // Set when the graph that was to compute this value failed.
   std::shared_ptr<const std::string> failure;

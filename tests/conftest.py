@@ -52,10 +52,9 @@ def disabled_ops():
     ltc_mlir.set_disabled_ops([])
 
 
-# Tests that fail on torch 2.14 after the port from torch 1.13, each with
-# its reason (tests/expected_failures.py, keyed "<path under tests>::<test>").
-# Not strict yet: some (the fuzzer, the op sweep) depend on random draws;
-# the list is pruned as the port goes on.
+# Tests known to fail, each with its reason (tests/expected_failures.py,
+# keyed "<path under tests>::<test>"). Strict: a listed test that passes
+# fails the run, so that the list cannot go stale.
 from expected_failures import EXPECTED_FAILURES  # noqa: E402
 
 
@@ -65,4 +64,4 @@ def pytest_collection_modifyitems(config, items):
         key = os.path.relpath(str(item.fspath), tests_dir) + "::" + item.name
         reason = EXPECTED_FAILURES.get(key)
         if reason:
-            item.add_marker(pytest.mark.xfail(strict=False, reason=reason))
+            item.add_marker(pytest.mark.xfail(strict=True, reason=reason))
