@@ -301,6 +301,7 @@ void InitBackend() {
     RegisterPromotingKernels();
     RegisterZeroTensorKernel();
     RegisterZeroDimKernels();
+    RegisterZeroFilledScalarEmpty();
     RegisterResizeKernel();
     RegisterStorageOps();
     RegisterToLazyGuard();

@@ -23,7 +23,6 @@ ViewKind KindOf(const torch::lazy::Node& node) {
   static const std::unordered_set<c10::Symbol> reshapes = {
       at::aten::view_copy,      at::aten::_unsafe_view,    at::aten::alias_copy,
       at::aten::squeeze_copy,   at::aten::unsqueeze_copy,  at::aten::_reshape_alias_copy,
-      at::aten::reshape,        at::aten::view,
   };
   if (node.num_outputs() != 1 || node.operands().empty()) return ViewKind::kNone;
   const c10::Symbol op = node.op().op;
@@ -39,25 +38,32 @@ bool HasPendingValue(const torch::lazy::LazyTensor& tensor) {
 
 DerivedBasePlan DerivedBasePlan::Make(const std::vector<torch::lazy::LazyTensorPtr>& live) {
   DerivedBasePlan plan;
+  using ValueKey = std::pair<const torch::lazy::Node*, size_t>;
   // The live tensors holding each pending value: functionalization often
   // holds one value in two lazy tensors (a wrapper's and its storage's).
-  std::map<std::pair<const torch::lazy::Node*, size_t>, std::vector<const torch::lazy::LazyTensorPtr*>>
-      holders;
+  // Values are visited in the order of `live`, not of node addresses, so
+  // that the same step always derives the same bases (and traces the same
+  // graph, whose compiled code is then reused).
+  std::map<ValueKey, std::vector<const torch::lazy::LazyTensorPtr*>> holders;
+  std::vector<ValueKey> order;
   for (const torch::lazy::LazyTensorPtr& t : live) {
     if (!t || !HasPendingValue(*t)) continue;
     torch::lazy::Value v = t->CurrentIrValue();
-    holders[std::make_pair(v.node.get(), v.index)].push_back(&t);
+    auto& tensors = holders[std::make_pair(v.node.get(), v.index)];
+    if (tensors.empty()) order.emplace_back(v.node.get(), v.index);
+    tensors.push_back(&t);
   }
   // A value some view is derived from, and the values that are such views
   // (synced: never derived themselves).
-  std::set<std::pair<const torch::lazy::Node*, size_t>> bases, views;
-  for (const auto& [value, tensors] : holders) {
+  std::set<ValueKey> bases, views;
+  for (const ValueKey& value : order) {
     const torch::lazy::Node* node = value.first;
-    if (KindOf(*node) == ViewKind::kNone) continue;
-    auto base = std::make_pair(node->operand(0).node, node->operand(0).index);
+    const ViewKind kind = KindOf(*node);
+    if (kind == ViewKind::kNone) continue;
+    ValueKey base(node->operand(0).node, node->operand(0).index);
     auto it = holders.find(base);
     if (it == holders.end() || bases.count(base) || views.count(base) || bases.count(value)) continue;
-    const torch::lazy::LazyTensorPtr& view = *tensors.front();
+    const torch::lazy::LazyTensorPtr& view = *holders[value].front();
     const torch::lazy::LazyTensorPtr& first_base = *it->second.front();
     if (first_base->dtype() != view->dtype() ||
         first_base->shape().Get().numel() != view->shape().Get().numel())
@@ -66,7 +72,7 @@ DerivedBasePlan DerivedBasePlan::Make(const std::vector<torch::lazy::LazyTensorP
     views.insert(value);
     for (const torch::lazy::LazyTensorPtr* holder : it->second) {
       plan.skipped_ids_.insert((*holder)->GetUniqueId());
-      plan.pairs_.push_back({*holder, view, KindOf(*node) == ViewKind::kTranspose2d});
+      plan.pairs_.push_back({*holder, view, kind == ViewKind::kTranspose2d});
     }
   }
   return plan;

@@ -38,6 +38,11 @@ void RegisterZeroTensorKernel();
 // inference raised "Empty output_sizes is not supported.".
 void RegisterZeroDimKernels();
 
+// A 0-dim empty()/empty_strided() holds zero (empty_kernel.cpp): otherwise
+// its uninitialized value decided whether a graph took it as a constant or
+// as an input, and a repeated step could trace a different graph.
+void RegisterZeroFilledScalarEmpty();
+
 // resize_ within the storage of a lazy tensor takes its first elements
 // (resize_kernel.cpp, a Functionalize-key kernel): torch 1.13's strides were
 // reversed (wrong values, or "setStorage: ... out of bounds").

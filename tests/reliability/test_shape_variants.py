@@ -53,13 +53,14 @@ def assert_same_parameters(eager, lazy):
 
 
 def test_many_batch_sizes_compile_two_shapes(limit_two):
-    # Steps 1 and 2 trace different graphs (grads start as None); both at
-    # batch 16. Then 12 new sizes of step 2's graph: one compiles (the
-    # second shape), eleven run through the fallback.
+    # Steps 1 and 2 trace different graphs (step 1 reads the tensors moved
+    # to the device), both at batch 16, that emit one module: one compile,
+    # one code reuse. Then 12 new sizes of step 2's graph: one compiles
+    # (the second shape), eleven run through the fallback.
     eager, lazy = train([16, 16] + list(range(3, 15)), hidden=32)
     assert_same_parameters(eager, lazy)
     m = ltc_mlir.metrics()
-    assert m["compile_count"] == 3, m["compiled_graphs"]
+    assert m["compile_count"] == 2 and m["code_reuse_hits"] == 1, m["compiled_graphs"]
     assert m["deferred_graphs"] == 11 and m["deferred_execute_count"] == 11, m
     assert m["native_execute_count"] == 3 and m["execute_count"] == 14, m
     assert m["fallback_execute_count"] == 0 and m["fallback_ops"] == {}, m
@@ -70,8 +71,9 @@ def test_a_shape_that_recurs_compiles_on_its_second_run(limit_two):
     eager, lazy = train([16, 16, 8, 5, 5, 5, 8, 5], hidden=33)
     assert_same_parameters(eager, lazy)
     m = ltc_mlir.metrics()
-    # 16 (x2 graphs), 8, then 5 waits once and compiles on its second run.
-    assert m["compile_count"] == 4, m["compiled_graphs"]
+    # 16 (two graphs, one code), 8, then 5 waits once and compiles on its
+    # second run.
+    assert m["compile_count"] == 3 and m["code_reuse_hits"] == 1, m["compiled_graphs"]
     assert m["deferred_graphs"] == 1 and m["deferred_execute_count"] == 1, m
     assert m["native_execute_count"] == 7 and m["execute_count"] == 8, m
 
@@ -93,7 +95,9 @@ def test_limit_zero_compiles_every_shape():
     eager, lazy = train([16, 16, 7, 9, 11], hidden=34)
     assert_same_parameters(eager, lazy)
     m = ltc_mlir.metrics()
-    assert m["compile_count"] == 5 and m["deferred_graphs"] == 0, m
+    # 16 (two graphs, one code), 7, 9, 11.
+    assert m["compile_count"] == 4 and m["code_reuse_hits"] == 1, m
+    assert m["deferred_graphs"] == 0, m
 
 
 def test_bad_limits_are_rejected():
