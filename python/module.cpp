@@ -13,7 +13,6 @@
 #include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/shape_variants.h"
-#include "python_frames.h"
 
 namespace py = pybind11;
 using namespace ltc_mlir::backend;
@@ -96,7 +95,6 @@ PYBIND11_MODULE(_C, m) {
       throw;
     }
   });
-  ltc_mlir::InstallPythonFrameGetter();
   m.def("_set_debug", &SetDebug);
   m.def("_set_shape_variant_limit", &SetShapeVariantLimit);
   m.def("_get_shape_variant_limit", &GetShapeVariantLimit);
