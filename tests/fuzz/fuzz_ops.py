@@ -3,9 +3,9 @@ today (tests/e2e, mlir_lowering/lib/Conversion/TorchToLinalg), each as
 `op_<name>(b, a)`: emit one step on operand `a` through the Builder `b`.
 
 OPS lists (tag, accepts(b, a), emitter). NOT_NATIVE names the tags whose
-forward or backward runs outside native code in torch 1.13 for a known,
-documented reason (no lazy kernel: the per-op eager fallback); a program
-without them must run fully native.
+forward or backward runs outside native code for a known, documented
+reason (no lazy kernel: the per-op eager fallback); a program without them
+must run fully native.
 """
 import math
 
@@ -16,24 +16,13 @@ from hypothesis import strategies as st
 from fuzz_builder import FLOATS, HALFS, DTYPE_SRC
 
 # Ops that run outside native code for a known, documented reason (no lazy
-# kernel in torch 1.13: LTC's per-op eager fallback; or an op the compiler
-# does not lower: the whole graph falls back). tag -> (fallback ops allowed
-# in the forward, in the backward); GRAPH allows a whole-graph fallback.
-# A program whose fallbacks are not all allowed by its tags fails.
+# kernel: LTC's per-op eager fallback; or an op the compiler does not
+# lower: the whole graph falls back). tag -> (fallback ops allowed in the
+# forward, in the backward); GRAPH allows a whole-graph fallback. A program
+# whose fallbacks are not all allowed by its tags fails. Empty: every op
+# the fuzzer draws runs natively, forward and backward.
 GRAPH = "whole graph"
-NOT_NATIVE = {
-    "where": ({"aten::where.self"}, {"aten::where.self"}),
-    "clamp": (set(), {"aten::where.self", "aten::logical_and.out"}),
-    "cos": (set(), {"aten::sin"}),
-    "maximum": (set(), {GRAPH}),  # backward: masked_fill (not lowered)
-    "minimum": (set(), {GRAPH}),
-    "pow_tensor": (set(), {"aten::where.self", "aten::logical_and.out"}),
-    "index_select": (set(), {"aten::index_add"}),
-    "as_strided": (set(), {GRAPH}),  # backward: as_strided_scatter (not lowered)
-    "dot": ({"aten::dot"}, {"aten::dot"}),  # 1-D @ 1-D: aten::dot (not lowered)
-    "sgn": (set(), {"aten::_efficientzerotensor"}),
-    "split_chunk_unbind": ({GRAPH}, {GRAPH}),
-}
+NOT_NATIVE = {}
 
 SCALARS_F = ["2.0", "0.5", "-1.5", "3.0", "0.25"]
 SCALARS_I = ["2", "-3", "1"]
