@@ -101,3 +101,24 @@ def test_results_merged_by_vectorization_compile_natively():
               "fallback": m["fallback_ops"], "native": m["native_execute_count"]})
     """)
     assert r["equal"] and r["fallback"] == {} and r["native"] >= 1, r
+
+
+@pytest.mark.parametrize("dtype", ["torch.int64", "torch.float32"])
+def test_broadcast_of_a_zero_dim_reduction_is_not_accumulated(dtype):
+    # A sum over a 0-dim tensor reads its init (out + in); fused into a
+    # consumer that broadcasts it, the fused loop wrote the sum at every
+    # iteration and read it back: x.sum().expand(2) / y gave [v, 2v]
+    # (FuseElementwise.cpp moves such inits to the inputs first).
+    r = run_isolated(f"""
+        x = torch.tensor(4, dtype={dtype})
+        f = lambda x: [x.sum().expand(3) / (x.abs() + 1), x.amax().expand(2, 2) * x,
+                       x.prod().expand(3) - x.sum()]
+        eager = f(x)
+        lazy = f(x.to("lazy"))
+        torch._lazy.mark_step()
+        m = ltc_mlir.metrics()
+        emit({{"lazy": [as_list(t) for t in lazy], "eager": [as_list(t) for t in eager],
+               "native": m["native_execute_count"], "fallback": m["fallback_ops"]}})
+    """)
+    assert r["lazy"] == r["eager"], r
+    assert r["native"] == 1 and r["fallback"] == {}, r

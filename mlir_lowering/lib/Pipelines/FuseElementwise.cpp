@@ -127,6 +127,12 @@ struct FuseElementwisePass
       Operation *owner = fused->getOwner();
       return isAllParallel(isa<linalg::LinalgOp>(owner) ? owner : producer);
     };
+    // An all-parallel op that reads its init (a 0-d sum of a 0-d tensor:
+    // `out + in`) reads it as an input instead. Fused into a consumer that
+    // broadcasts its result, upstream keeps such an init as an output of
+    // the fused op, indexed by the broadcast map: every iteration then read
+    // what the previous one wrote (x.sum().expand(2) / y gave [v, 2v]).
+    linalg::populateMoveInitOperandsToInputPattern(patterns);
     linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
     patterns.add<FuseIntoLaterMultiUseConsumer>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,

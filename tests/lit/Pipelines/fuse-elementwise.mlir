@@ -164,3 +164,38 @@ func.func @rank0_copy_of_a_constant(%arg0: tensor<f32>) -> tensor<f32> {
   %0 = linalg.copy ins(%cst : tensor<f32>) outs(%arg0 : tensor<f32>) -> tensor<f32>
   return %0 : tensor<f32>
 }
+
+// -----
+
+// A 0-d sum reads its init (out + in). Fused into a consumer that broadcasts
+// it, the init must not become an output indexed by the broadcast map
+// (every iteration would read what the previous one wrote): it is read as
+// an input (here the zero init then folds away), and the fused op writes
+// only the consumer's result.
+// CHECK-LABEL: func.func @zero_dim_sum_broadcast
+// CHECK: %[[R:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%{{.*}} : tensor<i64>) outs(%{{.*}} : tensor<2xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[R]]
+#scalar = affine_map<(d0) -> ()>
+#vector = affine_map<(d0) -> (d0)>
+func.func @zero_dim_sum_broadcast(%x: tensor<i64>) -> tensor<2xf32> {
+  %c0 = arith.constant 0 : i64
+  %e0 = tensor.empty() : tensor<i64>
+  %init = linalg.fill ins(%c0 : i64) outs(%e0 : tensor<i64>) -> tensor<i64>
+  %sum = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []}
+      ins(%x : tensor<i64>) outs(%init : tensor<i64>) {
+  ^bb0(%in: i64, %out: i64):
+    %a = arith.addi %in, %out : i64
+    linalg.yield %a : i64
+  } -> tensor<i64>
+  %e1 = tensor.empty() : tensor<2xf32>
+  %div = linalg.generic {indexing_maps = [#scalar, #scalar, #vector], iterator_types = ["parallel"]}
+      ins(%sum, %x : tensor<i64>, tensor<i64>) outs(%e1 : tensor<2xf32>) {
+  ^bb0(%s: i64, %d: i64, %out: f32):
+    %sf = arith.sitofp %s : i64 to f32
+    %df = arith.sitofp %d : i64 to f32
+    %q = arith.divf %sf, %df : f32
+    linalg.yield %q : f32
+  } -> tensor<2xf32>
+  return %div : tensor<2xf32>
+}
