@@ -32,6 +32,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -97,6 +98,34 @@ struct FuseIntoLaterMultiUseConsumer
   }
 };
 
+/// An all-parallel op that reads its init (a 0-d sum of a 0-d tensor:
+/// `out + in`) reads it as an input instead. Fused into a consumer that
+/// broadcasts its result, upstream keeps such an init as an output of the
+/// fused op, indexed by the broadcast map: every iteration then read what
+/// the previous one wrote (x.sum().expand(2) / y gave [v, 2v]). Not inside
+/// loops: there the init is the loop's carried value, which bufferization
+/// updates in place (a scan's step must write its iter_arg).
+void moveReadInitsToInputs(func::FuncOp func) {
+  SmallVector<Operation *> candidates;
+  func.walk([&](linalg::GenericOp op) {
+    if (!isAllParallel(op) || isa<LoopLikeOpInterface>(op->getParentOp()) ||
+        op->getParentOfType<LoopLikeOpInterface>())
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (op.payloadUsesValueFromOperand(&init)) {
+        candidates.push_back(op);
+        return;
+      }
+  });
+  if (candidates.empty())
+    return;
+  RewritePatternSet patterns(func.getContext());
+  linalg::populateMoveInitOperandsToInputPattern(patterns);
+  (void)applyOpPatternsGreedily(
+      candidates, std::move(patterns),
+      GreedyRewriteConfig().setStrictness(GreedyRewriteStrictness::ExistingOps));
+}
+
 struct FuseElementwisePass
     : PassWrapper<FuseElementwisePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FuseElementwisePass)
@@ -127,12 +156,7 @@ struct FuseElementwisePass
       Operation *owner = fused->getOwner();
       return isAllParallel(isa<linalg::LinalgOp>(owner) ? owner : producer);
     };
-    // An all-parallel op that reads its init (a 0-d sum of a 0-d tensor:
-    // `out + in`) reads it as an input instead. Fused into a consumer that
-    // broadcasts its result, upstream keeps such an init as an output of
-    // the fused op, indexed by the broadcast map: every iteration then read
-    // what the previous one wrote (x.sum().expand(2) / y gave [v, 2v]).
-    linalg::populateMoveInitOperandsToInputPattern(patterns);
+    moveReadInitsToInputs(getOperation());
     linalg::populateElementwiseOpsFusionPatterns(patterns, singleUse);
     patterns.add<FuseIntoLaterMultiUseConsumer>(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,

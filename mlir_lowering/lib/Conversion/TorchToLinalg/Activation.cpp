@@ -305,8 +305,8 @@ Value computeMish(OpBuilder &b, Location loc, Type, ArrayRef<Value> v,
 }
 
 // elu(x, alpha, scale, input_scale) = x <= 0 ? (exp(x * input_scale) - 1) *
-// (alpha * scale) : x * scale (exp - 1 as ATen 1.13, not expm1: elu of
-// -1e-8 is 0 in eager f32).
+// (alpha * scale) : x * scale, computed as exp - 1 (torch 2.14's eager uses
+// expm1: elu of -1e-8 is -1e-8 there in f32, 0 here).
 Value computeElu(OpBuilder &b, Location loc, Type t, ArrayRef<Value> v,
                  ArrayRef<Value> s, ArrayRef<bool>) {
   Value negcoef = arith::MulFOp::create(b, loc, s[0], s[1]);

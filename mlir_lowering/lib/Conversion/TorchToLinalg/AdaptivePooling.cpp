@@ -13,7 +13,7 @@
 // When every dim divides evenly (bins are a regular kh x kw pooling with
 // stride = kernel) and the window is small, the avg forward and backward
 // use the unrolled strided slices of WindowGather.h (vectorized); otherwise
-// (and for max, which torch 1.13 never puts in a lazy graph) a table gather.
+// (and for max, which torch's LTC has no Lazy kernel for) a table gather.
 //
 //===----------------------------------------------------------------------===//
 

@@ -105,7 +105,8 @@ public:
         return fail(op, rewriter,
                     "save_mean/save_invstd must be float with one value per "
                     "channel (or empty)");
-    // Eval without running statistics crashes eager torch 1.13: here it
+    // Eval without running statistics crashes eager torch (2.14: a
+    // segfault in native_batch_norm; F.batch_norm checks first): here it
     // computes the batch statistics and fails a runtime check.
     bool missingRunning = !*training && (isNone(adaptor.getRunningMean()) ||
                                          isNone(adaptor.getRunningVar()));

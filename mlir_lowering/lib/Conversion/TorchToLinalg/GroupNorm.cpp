@@ -14,9 +14,9 @@
 //   / (D * S); dx = rstd * weight * dy + c2 * x + c3;
 //   grad_weight = sum_N((ds - db * mean) * rstd), grad_bias = sum_N(db).
 //
-// torch 1.13 has no Lazy kernel for native_group_norm: on the lazy device
-// GroupNorm decomposes into native_batch_norm over [1, N * G, D * S] (see
-// BatchNorm.cpp); these patterns serve graphs that keep the op.
+// On the lazy device GroupNorm reaches these patterns as native_group_norm
+// and native_group_norm_backward (torch 2.14's LTC has Lazy kernels for
+// both).
 //
 //===----------------------------------------------------------------------===//
 

@@ -5,10 +5,10 @@
 // over the other dims) and inserts the rounded accumulator as slice k of
 // the result. This is ATen's CPU kernel (cpu_cum_base_kernel): a
 // sequential scan per line, in at::acc_type<T, /*is_cuda=*/false>, which
-// is double for f32 and f64, float for bf16 (torch 1.13 has no f16
-// kernel on CPU: refused, the fallback raises eager's error) and int64 for every
-// integer dtype; self is first converted to the result dtype (bool and
-// integer inputs give int64 without `dtype`: that is in the result type).
+// is double for f32 and f64, float for bf16 (f16 is refused here, so the
+// fallback runs ATen's f16 CPU kernel) and int64 for every integer dtype;
+// self is first converted to the result dtype (bool and integer inputs
+// give int64 without `dtype`: that is in the result type).
 // The same order and accumulator give bit-identical results; cumprod is the
 // same scan with * (accumulator initialized to 1). flip, which
 // cumsum's backward uses (grad.flip(dim).cumsum(dim).flip(dim)), reads
@@ -52,8 +52,8 @@ public:
       return fail("result type is not convertible");
     if (isBoolDtype(getTorchDtype(op.getResult())))
       return fail("bool result dtype is not supported");
-    // torch 1.13's CPU kernel has no f16 case: the fallback raises eager's
-    // error ("cumsum_out_cpu" not implemented for 'Half').
+    // f16 is not lowered: the op runs through the eager fallback, whose CPU
+    // kernel (torch 2.14) takes f16.
     if (type.getElementType().isF16())
       return fail(IsProd ? "f16 cumprod is not implemented on CPU"
                          : "f16 cumsum is not implemented on CPU");
