@@ -12,8 +12,8 @@ torch.FloatTensor". `install()` registers Lazy kernels that build each
 output with slice_copy / select_copy, which the TS backend lowers; the
 graph then stays lazy.
 
-torch 2.x's AdamW updates exp_avg with lerp_ (torch 1.13's with mul_ and
-add_), which the TS backend does not lower either: each parameter's lerp
+torch 2.14's AdamW updates exp_avg with lerp_ (AdamW is Adam's code),
+which the TS backend does not lower either: each parameter's lerp
 syncs its gradient alone, and since the other gradients are still pending,
 every sync runs the forward and backward again (GPT-2 with 2 layers: 29
 parameters, 46 s per step instead of about 2). `install()` also registers

@@ -28,10 +28,9 @@ def _generator():
 
 
 def _train_step(model, opt, loss_fn, inputs, inductor=False):
-    """A training step: zero_grad(set_to_none=True) (torch 2.x's default; torch
-    1.13 LTC grows its memory with zeroed gradients), forward, loss, backward,
-    optimizer step. inductor: the model and the optimizer step compiled with
-    torch.compile (Inductor)."""
+    """A training step: zero_grad(set_to_none=True) (torch 2.14's default),
+    forward, loss, backward, optimizer step. inductor: the model and the
+    optimizer step compiled with torch.compile (Inductor)."""
     model.train()
     forward, opt_step = model, opt.step
     if inductor:

@@ -3,7 +3,7 @@
 // Python once, at the sync that ran the graph, and the lazy tensors stay
 // usable afterwards.
 //
-// torch 1.13's LazyGraphExecutor raises an exception thrown by
+// torch's LazyGraphExecutor raises an exception thrown by
 // ExecuteComputation, but also parks it in the device lock, so the next
 // sync raises it again; and the tensors the graph was to compute keep
 // placeholders without data (every later graph using them fails).

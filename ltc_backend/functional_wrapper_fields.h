@@ -1,7 +1,9 @@
-// functional_wrapper_fields: the private fields of torch 1.13's
-// FunctionalTensorWrapper that our kernels must rewrite (set_ joins an alias
+// functional_wrapper_fields: the private fields of torch's
+// FunctionalTensorWrapper that our kernels rewrite (set_ joins an alias
 // group; resize_ replaces its own earlier view), reached once through
-// private_member.h.
+// private_member.h. torch 2.14 has no setter for them (view_metas() is
+// read-only, mutate_view_meta only appends), though its public set__impl
+// joins an alias group itself.
 #pragma once
 
 #include <ATen/FunctionalTensorWrapper.h>

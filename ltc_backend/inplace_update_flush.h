@@ -1,14 +1,13 @@
 // inplace_update_flush: keeps in-place updates of lazy tensors from piling up.
 //
-// In torch 1.13 every lazy tensor is a FunctionalTensorWrapper. An in-place
-// op (zero_, add_, an optimizer update) gives the wrapper a new value and
-// also queues that value on the wrapper's FunctionalStorageImpl, for aliases
-// (views) to replay. The queue is drained only when some alias is found out
-// of date, and the mutated tensor itself is marked up to date. A tensor that
-// is mutated but never viewed again (a gradient zeroed and accumulated into,
-// a momentum buffer, a bias) therefore keeps every step's value queued: each
-// holds its buffer (LTC even syncs them), so memory grows by the mutated
-// tensors' size per step and mark_step slows down with the live-tensor count.
+// Every lazy tensor is a FunctionalTensorWrapper. An in-place op (zero_,
+// add_, an optimizer update) gives the wrapper a new value and queues that
+// value on the wrapper's FunctionalStorageImpl for aliases (views) to replay
+// until a sync applies it. This guards against the queue of a tensor that is
+// mutated but never viewed again (a gradient zeroed and accumulated into, a
+// momentum buffer, a bias) keeping every step's value alive. On torch 2.14
+// the TS backend's live LTC tensor count stays flat over such steps without
+// this kernel.
 //
 // For the lazy autograd key we register a boxed kernel on every ATen op that
 // writes a tensor argument: it runs the op's usual autograd kernel, then

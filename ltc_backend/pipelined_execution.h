@@ -1,8 +1,8 @@
 // pipelined_execution: the graph of step N runs on a pipeline thread while
 // Python traces step N+1 (ltc_mlir.set_pipelined(True), LTC_MLIR_PIPELINE=1).
 //
-// Tracing runs on one core and costs 5-15 ms per step in real models
-// (torch 1.13's LTC core: IR nodes, shapes, hashing); by default the graph
+// Tracing runs on one core and costs milliseconds per step in real models
+// (torch's LTC core: IR nodes, shapes, hashing); by default the graph
 // then runs while the trace waits, so on 2 cores the second one idles for
 // the whole trace. Pipelined, ExecuteComputation does everything that
 // needs the caller's thread (the wiring check, the arguments, the random

@@ -1,6 +1,7 @@
-// private_member: reading a private data member of torch 1.13's headers,
-// which keep some state (a registered kernel, a functional tensor's view
-// chain) private with no accessor.
+// private_member: reading a private data member of torch's headers, which
+// keep some state (the kernels registered per key, a functional tensor's
+// view chain and generation) private with no accessor that does what we
+// need (FunctionalTensorWrapper::view_metas() is read-only).
 //
 // An explicit template instantiation may name a private member (C++17
 // [temp.spec]/6); the friend function defined in it hands the member pointer

@@ -1,14 +1,15 @@
 // sync_trace: guards LTC's computation cache against graphs that share its
 // hash but not its wiring.
 //
-// torch 1.13 hashes a synced graph as the tree hashes of its roots plus the
+// torch's LTC hashes a synced graph as the tree hashes of its roots plus the
 // sequence of its parameters (device data numbered in post-order). A node's
 // hash covers its operands' hashes, never which node an operand is, and all
 // device data of one shape hash alike: two graphs whose roots are
 // `x = device_data a`, `y = device_data b`, `mul(c, a)` and `x, y, mul(c, b)`
 // have one hash (the second visit of a or b in post-order adds no parameter),
 // so the second ran the code compiled for the first and returned the wrong
-// tensor (dot's backward after vdot's gave the gradients swapped).
+// tensor (dot's backward after vdot's gave the gradients swapped, on torch
+// 2.14's TS backend too).
 //
 // The backend sees every sync: ShouldSyncTensor is asked for each root in
 // order, then GetComputationDataFromNode for each node of the post-order.

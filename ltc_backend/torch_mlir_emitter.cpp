@@ -393,7 +393,7 @@ class Emitter {
     return c10::TensorType::createContiguous(*in->scalarType(), c10::kCPU, sizes);
   }
 
-  // torch 1.13's shape functions type batch norm's statistics and parameter
+  // torch's LTC shape functions type batch norm's statistics and parameter
   // gradients wrongly: native_batch_norm's save_mean/save_invstd get the
   // default dtype (f32) when running_mean is None, and UNKNOWN_SCALAR[0] when
   // the optional holds an undefined tensor (F.instance_norm passes one);

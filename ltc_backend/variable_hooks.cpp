@@ -1,14 +1,12 @@
 // `Tensor.data` does not go through the dispatcher: it calls autograd's
-// VariableHooks::variable_data, a shallow copy of the TensorImpl. For a
-// lazy tensor (a FunctionalTensorWrapper) torch 1.13's shallow copy keeps
-// the alias group's storage but drops the view metas, so once any member of
-// the group is mutated, syncing `v.data` regenerates it as the base: after
-// `v = x[:, 1]; v.mul_(2)`, `v.data` had x's shape (the same bug as detach,
-// view_kernels.cpp). Here variable_data of a lazy view is an alias made
+// VariableHooks::variable_data, a shallow copy of the TensorImpl. Here
+// variable_data of a lazy view (a FunctionalTensorWrapper) is an alias made
 // by the functionalization instead (the view metas plus alias), with what
 // variable_data gives: no autograd meta, a fresh version counter, metadata
-// frozen. `p.data = q` is fixed in set_data below. Every other hook is
-// autograd's own.
+// frozen. It guards against a shallow copy that drops the view metas (as
+// with detach, view_kernels.cpp); on torch 2.14 the TS backend gets
+// `v = x[:, 1]; v.mul_(2); v.data` right without it. `p.data = q` is fixed
+// in set_data below. Every other hook is autograd's own.
 #include "ltc_backend/variable_hooks.h"
 
 #include "ltc_backend/view_kernels.h"
@@ -69,11 +67,12 @@ class LazyAliasVariableHooks : public at::impl::VariableHooksInterface {
   }
   // `p.data = q`: autograd's set_data shallow-copies q's TensorImpl into
   // p's, which for a FunctionalTensorWrapper moves the storage but keeps
-  // p's old value: a lazy p was left unchanged in torch 1.13 (TS backend
-  // too). Here p gets a new alias group holding q's current value (views
-  // taken of p before keep the old data, as in eager; later in-place ops on
-  // q are not seen by p, unlike eager's shared storage). autograd's
-  // set_data still runs for its checks and gradient-accumulator reset.
+  // p's old value, which would leave a lazy p unchanged (torch 2.14's TS
+  // backend does update it: `p.data = q` gives q's values). Here p gets a
+  // new alias group holding q's current value (views taken of p before keep
+  // the old data, as in eager; later in-place ops on q are not seen by p,
+  // unlike eager's shared storage). autograd's set_data still runs for its
+  // checks and gradient-accumulator reset.
   void set_data(const at::TensorBase& self, const at::TensorBase& new_data) const override {
     if (!IsLazyFunctional(self) || !IsLazyFunctional(new_data))
       return autograd_->set_data(self, new_data);

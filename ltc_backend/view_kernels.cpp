@@ -1,5 +1,5 @@
-// AutogradLazy kernels for view ops whose torch 1.13 lazy behaviour differs
-// from eager. Lazy tensors are FunctionalTensorWrappers around LTC tensors:
+// AutogradLazy kernels for view ops whose lazy behaviour differs from eager
+// (see each kernel). Lazy tensors are FunctionalTensorWrappers around LTC tensors:
 // views are replayed from their base through the functionalization's view
 // metas, and mutations of any member of an alias group are applied to the
 // base. Our kernels sit at the AutogradLazy key (above ADInplaceOrView and
@@ -30,15 +30,12 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-// detach: in torch 1.13, ADInplaceOrView's detach returns a shallow copy of
-// the functionalization's result (make_variable_non_differentiable_view).
-// FunctionalTensorWrapper's shallow copy keeps the storage (the alias group
-// of the base) but not the view metas, so once a member of the group has
-// been mutated, syncing the copy regenerates it from the base with no view
-// applied: after `v = x[:, 1]; v.mul_(2)`, `v.detach().cpu()` had x's shape
-// and values. The functionalization's own result is a correct view wrapper
-// (v's view metas plus detach); it is returned with what ADInplaceOrView
-// would give it: self's version counter, metadata frozen, no autograd meta.
+// detach of a functionalized view: returns the functionalization's own
+// result (a view wrapper with v's view metas plus detach) with what
+// ADInplaceOrView would give it: self's version counter, metadata frozen, no
+// autograd meta. It guards against a shallow-copy detach, which keeps the
+// alias group but not the view metas; on torch 2.14 the TS backend gets
+// `v = x[:, 1]; v.mul_(2); v.detach().cpu()` right without this kernel.
 at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   // The base of an alias group is right as torch makes it (and cheaper:
   // the copy shares the base's value, a synced tensor is read directly).
@@ -143,12 +140,12 @@ at::Tensor AsStridedLazy(c10::DispatchKeySet ks, const at::Tensor& self, c10::Sy
   return at::as_strided_symint(storage, size, stride, offset);
 }
 
-// as_strided_scatter's gradient. torch 1.13's formula for self
-// (as_strided_scatter_backward) returns an uninitialised tensor holding the
-// gradient only at the scattered locations: the reverse of the right answer,
-// which is the gradient everywhere except there (those values came from
-// src). Eager CPU gives garbage; here: grad with the scattered locations
-// zeroed for self, the scattered locations of grad for src.
+// as_strided_scatter's gradient. torch's formula for self
+// (as_strided_scatter_backward) gives the gradient only at the scattered
+// locations, zero elsewhere: the reverse of the right answer, which is the
+// gradient everywhere except there (those values came from src). Eager CPU
+// gets it wrong too; here: grad with the scattered locations zeroed for
+// self, the scattered locations of grad for src.
 class AsStridedScatterFunction : public torch::autograd::Function<AsStridedScatterFunction> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self,

@@ -1,5 +1,5 @@
-// Predicates for arguments eager rejects but torch 1.13's lazy shape
-// functions do not survive or do not check (argument_checks.h).
+// Predicates for arguments eager rejects but torch's lazy shape functions
+// do not survive or do not check (argument_checks.h).
 #include "ltc_backend/lazy_kernels/argument_checks.h"
 
 #include <ATen/ATen.h>

@@ -1,8 +1,9 @@
-// Argument checks for ops whose torch 1.13 lazy shape functions kill the
-// process on bad arguments (repeat: a glog CHECK; convolution with stride 0:
-// an integer division by zero) or compute a shape where eager raises (a
-// kernel larger than the padded input). The device guard runs the eager
-// probe when a check finds the arguments invalid, which raises eager's error.
+// Argument checks for ops whose torch 2.14 lazy shape functions fail on bad
+// arguments (repeat: a "Check failed" RuntimeError, not eager's error;
+// convolution with stride 0: an integer division by zero, SIGFPE) or compute
+// a shape where eager raises (a kernel larger than the padded input). The
+// device guard runs the eager probe when a check finds the arguments
+// invalid, which raises eager's error.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>

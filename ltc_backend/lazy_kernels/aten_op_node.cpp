@@ -103,9 +103,9 @@ torch::lazy::Value LazyValueOf(const at::Tensor& t, const torch::lazy::BackendDe
   return torch::lazy::GetLtcTensorOrCreateForWrappedNumber(t, device)->GetIrValue();
 }
 
-// Ops without a Meta kernel (torch 1.13: e.g. reflection_pad2d_backward)
-// whose one result has the shape and dtype of one of their tensor
-// arguments: full op name -> that argument's position.
+// Ops whose one result is given the shape and dtype of one of their tensor
+// arguments instead of a meta probe (registered with result_like, e.g.
+// reflection_pad2d_backward): full op name -> that argument's position.
 std::mutex like_argument_mutex;
 std::unordered_map<c10::OperatorName, size_t>& LikeArgumentTable() {
   static auto* table = new std::unordered_map<c10::OperatorName, size_t>();

@@ -1,6 +1,6 @@
 // aten_op_node: any ATen op as an LTC IR node, without per-op code.
 //
-// torch 1.13's LTC only knows the ops it generated IR classes for (~176);
+// torch's LTC only knows the ops it generated IR classes for (~170 in 2.14);
 // every other op falls back to eager per call, cutting the graph. An
 // AtenOpNode records the op's schema, its tensor arguments as operands and
 // everything else as constants. Output shapes and dtypes come from running
@@ -72,8 +72,8 @@ std::vector<torch::lazy::Shape> MetaOutputShapes(const c10::OperatorHandle& op,
 // inputs (their value does not change the graph's hash), other arguments
 // constants. Only for functional ops (no mutated argument, no view result).
 void CallAtenOpLazily(const c10::OperatorHandle& op, torch::jit::Stack* stack);
-// The same with the output shapes and dtypes given (where torch 1.13's Meta
-// kernel disagrees with eager's CPU kernel).
+// The same with the output shapes and dtypes given (where torch's Meta
+// kernel disagrees with eager's CPU kernel, or there is none).
 void CallAtenOpLazilyWithShapes(const c10::OperatorHandle& op, torch::jit::Stack* stack,
                                 std::vector<torch::lazy::Shape> shapes);
 

@@ -2,7 +2,7 @@
 // exactly once per call, whatever syncs happen afterwards.
 //
 // native_batch_norm's schema does not mark running_mean/running_var as
-// mutated, yet the op updates them. LTC 1.13 records the node with the
+// mutated, yet the op updates them. torch's LTC records the node with the
 // running-stat buffers as inputs and its TorchScript lowering updates them in
 // place each time a graph containing the node runs: an `.item()` between the
 // forward and mark_step ran it twice (running_mean ~1.9x eager's). Here, in
@@ -48,7 +48,8 @@ bool Defined(const OptionalTensor& t) { return t.has_value() && t->defined(); }
 
 // The dtype eager gives save_mean/save_invstd: the parameters' when they
 // differ from the input's (bf16 input, f32 parameters), else the input's.
-// torch 1.13's Meta kernel types them f32 whatever the input.
+// torch's Meta kernel types them f32 for an f16/bf16 input whatever the
+// parameters.
 at::ScalarType StatisticsDtype(const at::Tensor& input,
                                std::initializer_list<const OptionalTensor*> params) {
   for (const OptionalTensor* p : params)

@@ -1,10 +1,11 @@
 // F.ctc_loss on the lazy device: _ctc_loss and _ctc_loss_backward as lazy
 // ops (AtenOpNodes), lowered to the runtime's CTC recursions (TorchToLinalg
-// CtcLoss.cpp, runtime/ctc_loss.h). torch 1.13 has no Lazy kernel for
+// CtcLoss.cpp, runtime/ctc_loss.h). torch's LTC has no Lazy kernel for
 // either, so a speech or OCR model's every step went through the eager
-// fallback. Neither has a Meta kernel: the result shapes are eager's
-// (neg_log_likelihood [B], log_alpha [B, T, 2 * max target length + 1],
-// the gradient like log_probs). Arguments outside what the lowering takes
+// fallback. _ctc_loss_backward has no Meta kernel; both get eager's result
+// shapes here (neg_log_likelihood [B], log_alpha [B, T, 2 * max target
+// length + 1], the gradient like log_probs), which _ctc_loss's Meta kernel
+// also gives. Arguments outside what the lowering takes
 // (eager's errors, an input length of 0, f16) run eagerly,
 // which gives eager's result or error.
 #include <ATen/ATen.h>

@@ -130,7 +130,8 @@ void Col2im(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
   std::vector<int64_t> d = Arg(op, *stack, 3).toIntVector();
   std::vector<int64_t> p = Arg(op, *stack, 4).toIntVector();
   std::vector<int64_t> s = Arg(op, *stack, 5).toIntVector();
-  // The eager checks (torch 1.13's Meta kernel swaps H and W: not used).
+  // The eager checks, with eager's messages (torch's Python Meta kernel
+  // words them differently).
   for (const auto& list : {std::make_pair("output_size", &size), std::make_pair("kernel_size", &k),
                            std::make_pair("dilation", &d), std::make_pair("padding", &p),
                            std::make_pair("stride", &s)})

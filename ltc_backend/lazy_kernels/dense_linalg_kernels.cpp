@@ -1,6 +1,6 @@
 // Dense linear algebra kept in the lazy graph (TorchToLinalg
 // DenseLinearAlgebra.cpp, LUFactorization.cpp and LapackDecompositions.cpp
-// lower them): none has a Lazy kernel in torch 1.13. The composites
+// lower them): none has a Lazy kernel in torch's LTC. The composites
 // (linalg.cholesky, inv, solve, det, slogdet, lu_factor, cholesky_solve)
 // decompose into these at the AutogradLazy key, and their backward formulas
 // into these and matmuls. ormqr becomes householder_product + matmul.
@@ -16,8 +16,9 @@ namespace ltc_mlir {
 namespace backend {
 namespace {
 
-// linalg_solve_triangular(A, B, ...): torch 1.13 has no Meta kernel. The
-// result has B's matrix dims and the broadcast batch dims of A and B.
+// linalg_solve_triangular(A, B, ...): no C++ Meta kernel (torch's Python one
+// gives the same shape). The result has B's matrix dims and the broadcast
+// batch dims of A and B.
 std::vector<torch::lazy::Shape> SolveTriangularShape(const c10::OperatorHandle& op,
                                                      const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();
@@ -38,7 +39,7 @@ void CheckFloatingOrComplex(const at::Tensor& t, const char* api) {
               ": Expected a floating point or complex tensor as input. Got ", t.scalar_type());
 }
 
-// geqrf(A) -> (a, tau): no Meta kernel in torch 1.13.
+// geqrf(A) -> (a, tau): torch has no Meta kernel for it.
 std::vector<torch::lazy::Shape> GeqrfShape(const c10::OperatorHandle& op,
                                            const torch::jit::Stack& stack) {
   const at::Tensor& a = stack[stack.size() - op.schema().arguments().size()].toTensor();

@@ -125,9 +125,10 @@ bool MovesBetweenDevices(const c10::OperatorName& name) {
          name.name == "aten::_to_copy" || name.name == "aten::copy";
 }
 
-// F.group_norm and F.batch_norm are composites on the lazy device (1.13's
-// group_norm goes through batch_norm + mul), so the Lazy-key check above
-// never sees them: with f64 parameters on an f32 input they promoted or
+// F.group_norm and F.batch_norm are composites on the lazy device. The
+// Lazy-key check above sees what they reach: native_group_norm (torch 2.14's
+// LTC has a Lazy kernel for it), which it checks, and native_batch_norm,
+// which it does not. With f64 parameters on an f32 input they promoted or
 // computed where eager's kernels raise. Here, for f32/f64 inputs, parameters
 // of another floating dtype get the probe. (Eager accepts f32 parameters on
 // bf16/f16 inputs, so those are not probed: the probe would run the norm.)

@@ -1,6 +1,6 @@
 // torch.cdist and F.pdist as differentiable lazy ops, registered on the
 // AutogradLazy key of _cdist_forward and _pdist_forward (their forward and
-// backward kernels have no Lazy kernel in torch 1.13 and ran through the
+// backward kernels have no Lazy kernel in torch's LTC and ran through the
 // eager fallback).
 //
 // Distances are computed the way eager's kernels compute them:

@@ -1,8 +1,10 @@
 // eager_fallback: our boxed fallback for ops that have no Lazy kernel. It
-// replaces LTC's TorchScript-backend fallback, which (torch 1.13) returns
-// Tensor[] results on the CPU (split/unbind then abort the next op) and puts
-// results on the device of the first tensor argument even when that is a
-// CPU tensor (a "lazy" tensor whose data is a CPU tensor).
+// replaces LTC's TorchScript-backend fallback, which leaves the data of
+// Tensor[] results on the CPU (torch 2.14: split's pieces say lazy:0, but
+// the next op on one records no lazy IR and its .cpu() is still a
+// functional wrapper) and puts results on the device of the first tensor
+// argument even when that is a CPU tensor (searchsorted(cpu, lazy) returns
+// a CPU tensor).
 //
 // Per op: the device check (device_check.h), an "aten::<op>" counter like
 // LTC's (metrics.cpp turns those into fallback_ops), the CPU kernel on CPU
@@ -101,10 +103,10 @@ void WriteBack(const at::Tensor& cpu, const at::Tensor& original) {
   if (original.defined() && !original.is_same(cpu)) at::_copy_from_and_resize(cpu, original);
 }
 
-// Arguments torch 1.13's schemas do not mark as written although the kernel
-// writes them: rrelu_with_noise fills `noise` (in training), which its
-// backward reads; without the write-back the backward read F.rrelu's
-// uninitialised empty_like.
+// Arguments written by the kernel whose schema may not mark them:
+// rrelu_with_noise fills `noise` (in training), which its backward reads;
+// without the write-back the backward read F.rrelu's uninitialised
+// empty_like. (torch 2.14's schema marks it: `Tensor(b!) noise`.)
 bool WritesUnannotated(const c10::OperatorHandle& op, size_t i) {
   const c10::OperatorName& name = op.operator_name();
   return i == 1 && name.name == "aten::rrelu_with_noise" && name.overload_name.empty();

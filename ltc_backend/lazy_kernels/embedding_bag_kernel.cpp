@@ -2,11 +2,10 @@
 // differentiable lazy ops, registered on the AutogradLazy key in place of
 // the composite.
 //
-// The composite calls _embedding_bag / _embedding_bag_forward_only and its
-// backward _embedding_bag_dense_backward and
-// _embedding_bag_per_sample_weights_backward: none has a Lazy kernel in
-// torch 1.13, so a recommendation model's every step went through the eager
-// fallback. Here, for n indices and B bags:
+// The composite calls _embedding_bag / _embedding_bag_forward_only, whose
+// backward is _embedding_bag_backward (dense and per-sample-weights parts):
+// none has a Lazy kernel in torch's LTC, so a recommendation model's every
+// step went through the eager fallback. Here, for n indices and B bags:
 //   bag of element i = (number of bag starts <= i) - 1, a cumsum over a
 //     scatter_add of ones at the offsets (no data-dependent shape);
 //   rows = weight.index_select(indices) * per_sample_weights (sum) and * 0

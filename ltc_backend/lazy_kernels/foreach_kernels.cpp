@@ -2,12 +2,12 @@
 // per element, under functionalization.
 //
 // The multi-tensor optimizers (SGD, Adam, AdamW ... with foreach=True) call
-// _foreach_mul_, _foreach_add_, _foreach_addcdiv_ and friends. torch 1.13's
-// Functionalize kernel of an in-place op first runs it on meta tensors to
-// check shapes, and the _foreach_* ops have no Meta kernel, so every one of
-// them raised "Could not run 'aten::_foreach_add_.List' with arguments from
-// the 'Meta' backend" on lazy tensors. (Their out-of-place variants have only
-// CPU and CUDA kernels and reached the eager fallback.)
+// _foreach_mul_, _foreach_add_, _foreach_addcdiv_ and friends. This guards
+// against a Functionalize kernel that runs them on meta tensors, where they
+// have no kernel ("Could not run 'aten::_foreach_add_.List' with arguments
+// from the 'Meta' backend"). On torch 2.14 the _foreach_* ops have
+// CompositeExplicitAutograd kernels, and the TS backend records them as
+// per-tensor lazy ops without this file.
 //
 // Here each _foreach_<op>[_].<overload> runs, at the Functionalize key,
 // <op>[_] on every element: Tensor[] arguments give their i-th tensor,

@@ -1,5 +1,5 @@
-// fractional_max_pool2d/3d and their backward as lowered lazy ops; torch
-// 1.13 has no Lazy kernel for them, so FractionalMaxPool ran eagerly.
+// fractional_max_pool2d/3d and their backward as lowered lazy ops; torch's
+// LTC has no Lazy kernel for them, so FractionalMaxPool ran eagerly.
 //
 // Eager's windows: along a spatial dim of input size S, pool size k and
 // output size o, window i starts at trunc((i + u) * alpha) - trunc(u * alpha)

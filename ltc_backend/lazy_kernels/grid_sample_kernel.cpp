@@ -1,6 +1,7 @@
 // F.grid_sample (grid_sampler_2d) as differentiable lazy ops on the
-// AutogradLazy key; torch 1.13 has no Lazy kernel for grid_sampler_2d or its
-// backward, so spatial transformers and flow warping ran eagerly.
+// AutogradLazy key. torch 2.14's LTC has Lazy kernels for grid_sampler_2d
+// and its backward (single nodes, which TorchToLinalg has no pattern for);
+// here both are ops the compiler lowers.
 //
 // The forward is ATen's, step by step in the input dtype: the grid is
 // unnormalized (align_corners), border/reflection padding maps coordinates

@@ -1,12 +1,12 @@
 // Advanced indexing with integer index tensors kept in the lazy graph, and
 // scatter of a number (ScatterValue below).
 //
-// torch 1.13 has no Lazy kernel for index.Tensor (x[i], x[:, i], x[i, j])
+// torch's LTC has no Lazy kernel for index.Tensor (x[i], x[:, i], x[i, j])
 // nor for index_put / _index_put_impl (x[i] = v and x[i] += v reach
-// index_put through functionalization; index's backward calls
-// index_put with accumulate=True on functional tensors, as lazy tensors are
-// in torch 2.x, _index_put_impl_ otherwise): each ran through the eager
-// fallback, cutting the graph.
+// index_put through functionalization; index's backward calls index_put
+// with accumulate=True on functional tensors, as lazy tensors are;
+// index_put's composite ends in _index_put_impl_): each ran through the
+// eager fallback, cutting the graph.
 // They become AtenOpNodes whose `Tensor?[]` operand holds the index tensors
 // (lazy or CPU) and Nones. Bool/uint8 masks select a data-dependent number
 // of elements: they are replaced by the index tensors of their nonzero()

@@ -7,7 +7,8 @@
 // keys: the view became an inference tensor, and ADInplaceOrView, sharing
 // the base's version counter with it, failed with "Cannot set version_counter
 // for inference tensor". Every F.linear (through t()), indexing or reshape of
-// a model's weights failed, in torch 1.13's TorchScript backend too.
+// a model's weights failed; torch 2.14's TorchScript backend fails the same
+// way on indexing and reshape.
 //
 // The Functionalize kernel of every view op is wrapped: when inference mode
 // is on and a lazy operand is a normal tensor, the kernel runs with the

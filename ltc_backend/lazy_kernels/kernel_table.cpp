@@ -8,8 +8,8 @@
 namespace ltc_mlir {
 namespace backend {
 
-// OperatorHandle::operatorDef_ is private, and torch 1.13 has no public way
-// to read a registered kernel (private_member.h).
+// OperatorHandle::operatorDef_ is private, and torch has no public way to
+// read the kernels registered per key (private_member.h).
 struct OperatorDefTag {};
 constexpr auto MemberOf(OperatorDefTag);
 template struct ExposePrivateMember<OperatorDefTag, &c10::OperatorHandle::operatorDef_>;

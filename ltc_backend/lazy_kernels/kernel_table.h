@@ -1,10 +1,12 @@
 // kernel_table: reading and replacing the kernels registered for a dispatch
 // key, which is what a guard in front of existing kernels needs.
 //
-// torch 1.13 lets a library register a kernel for (op, key) but not read the
-// one already there: that would be OperatorHandle's private OperatorEntry.
-// RegisteredKernel() reaches it (see kernel_table.cpp) so that a wrapper can
-// keep calling the kernel it replaces.
+// torch lets a library register a kernel for (op, key); its public
+// OperatorHandle::lookup / getComputedKernelForDispatchKey read only the
+// dispatch table's entry, not the kernels registered per key behind it
+// (OperatorEntry's private kernels_). RegisteredKernel() and TorchCppKernel()
+// reach OperatorEntry (see kernel_table.cpp) so that a wrapper can keep
+// calling the kernel it replaces.
 #pragma once
 
 #include <ATen/core/dispatch/Dispatcher.h>

@@ -44,12 +44,13 @@ void RegisterZeroDimKernels();
 void RegisterZeroFilledScalarEmpty();
 
 // resize_ within the storage of a lazy tensor takes its first elements
-// (resize_kernel.cpp, a Functionalize-key kernel): torch 1.13's strides were
-// reversed (wrong values, or "setStorage: ... out of bounds").
+// (resize_kernel.cpp, a Functionalize-key kernel): torch's kernel views the
+// current value, so growing after a shrink raised "setStorage: ... out of
+// bounds".
 void RegisterResizeKernel();
 
 // Dense linear algebra (solve_triangular, Cholesky, LU and their users)
-// as AtenOpNodes (dense_linalg_kernels.cpp): no Lazy kernel in torch 1.13.
+// as AtenOpNodes (dense_linalg_kernels.cpp): torch's LTC has no Lazy kernel.
 void RegisterDenseLinalgKernels();
 // median, kthvalue, mode, cummax/cummin, logcumsumexp, logsumexp, take and put
 // kept in the graph (TorchToLinalg Selection.cpp, CumulativeOps.cpp, Gather.cpp).
@@ -139,7 +140,9 @@ c10::IValue ReplaceMaskIndices(const at::Tensor& self, const c10::IValue& indice
 // 3-d pooling and nearest upsampling as AtenOpNodes (pooling_kernels.cpp):
 // max_pool3d_with_indices, avg_pool3d, _adaptive_avg_pool3d,
 // adaptive_max_pool3d, upsample_nearest3d(.vec) and their backward ran
-// eagerly (no Lazy kernel in torch 1.13).
+// eagerly (torch's LTC has no Lazy kernel for them, except
+// max_pool3d_with_indices(_backward), whose Lazy kernels call the eager
+// fallback).
 void RegisterPoolingKernels();
 
 // im2col/col2im, nll_loss2d, max_unpool2d/3d and upsample_bicubic2d as a few
@@ -159,9 +162,9 @@ size_t RegisterFunctionalizedComposites();
 size_t RegisterImplicitCompositesAtFunctionalize();
 
 // torch._foreach_* ops (the foreach=True optimizers) run their per-tensor op
-// on each element under functionalization (foreach_kernels.cpp): torch
-// 1.13's functionalization ran them on Meta, where they have no kernel.
-// Returns how many ops it covers.
+// on each element under functionalization (foreach_kernels.cpp), in case a
+// functionalization runs them on Meta, where they have no kernel (torch
+// 2.14's TS backend runs them without it). Returns how many ops it covers.
 size_t RegisterForeachKernels();
 
 // dst = src for lazy tensors of one dtype and shape, recorded in the graph

@@ -1,5 +1,5 @@
 // torch.linspace and torch.logspace on the lazy device as lowered lazy ops;
-// torch 1.13 has no Lazy kernel for them (nor for their .out forms), so
+// torch's LTC has no Lazy kernel for them (nor for their .out forms), so
 // F.affine_grid's base grid, and any linspace in a model, ran eagerly.
 //
 // ATen's values: step = (end - start) / (steps - 1) in the result dtype

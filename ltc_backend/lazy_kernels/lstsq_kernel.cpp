@@ -68,7 +68,7 @@ LstsqResult LstsqLazy(c10::DispatchKeySet ks, const at::Tensor& a, const at::Ten
   }
   if (m > n && driver != "gelsy") {
     bool fullRank = driver == "gels" || at::all(at::eq(rank, n)).item<bool>();
-    // Differentiable, as in torch 2.x's eager (1.13 passed no gradient).
+    // Differentiable, as eager's residuals are.
     if (fullRank) residuals = at::sum(at::pow(at::sub(at::matmul(a, solution), b), 2), -2);
   }
   return {solution, residuals, rank, singular};

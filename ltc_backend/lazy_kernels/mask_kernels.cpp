@@ -22,7 +22,7 @@
 // torch.unique(sorted=True) without dim is the same on the sorted values.
 // masked_fill: eager's out-of-place result has the broadcast shape of self
 // and mask (nn.MultiheadAttention merges a [1, L, S] attention mask with a
-// [B*heads, 1, S] padding mask so), torch 1.13's lazy shape is self's; self
+// [B*heads, 1, S] padding mask so), torch's lazy shape is self's; self
 // is expanded first, then LTC's kernel runs.
 #include <ATen/ATen.h>
 #include <ATen/ExpandUtils.h>

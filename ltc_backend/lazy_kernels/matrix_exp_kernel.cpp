@@ -1,5 +1,5 @@
-// torch.linalg.matrix_exp on the lazy device as lowered lazy ops; torch 1.13
-// has no Lazy kernel for it (it ran eagerly, its backward too: autograd's
+// torch.linalg.matrix_exp on the lazy device as lowered lazy ops; torch's
+// LTC has no Lazy kernel for it (it ran eagerly, its backward too: autograd's
 // formula takes the exponential of a 2n x 2n block matrix).
 //
 // Scaling and squaring: A / 2^s has 1-norm <= 1, its exponential is the

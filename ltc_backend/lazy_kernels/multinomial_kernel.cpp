@@ -1,4 +1,4 @@
-// torch.multinomial on the lazy device as lowered lazy ops; torch 1.13 has
+// torch.multinomial on the lazy device as lowered lazy ops; torch's LTC has
 // no Lazy kernel for it, so sampling (e.g. a decoder's next token) ran
 // eagerly.
 //

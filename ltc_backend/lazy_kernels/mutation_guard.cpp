@@ -8,10 +8,10 @@
 // copy_ reads the lazy source back to the destination's device, every other
 // mutating op raises the device-mismatch error.
 //
-// It also turns undefined tensors in `Tensor?[]` arguments into None:
-// Python's `x[:, i] = v` passes the slice as an undefined tensor, on which
-// torch 1.13's functionalization of index_put_ raised "sym_strides() called
-// on an undefined Tensor".
+// It also turns undefined tensors in `Tensor?[]` arguments into None
+// (Python's `x[:, i] = v` passes the slice as an undefined tensor), guarding
+// the functionalization of index_put_ against "sym_strides() called on an
+// undefined Tensor"; torch 2.14's TS backend takes `x[:, i] = v` without it.
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <torch/library.h>

@@ -1,14 +1,14 @@
 // one_hot on the lazy device as one graph node.
 //
-// one_hot is CompositeImplicitAutograd in torch 1.13: its decomposition
-// reads self.min() and self.max() with .item() (two graph syncs) and
-// scatters into zeros through the eager fallback. With an explicit
-// num_classes the result shape is self's + [num_classes], so our
-// AutogradLazy kernel records an aten::one_hot AtenOpNode instead; the
-// lowering checks the class values at run time (eager's messages). With
-// num_classes = -1 the shape depends on the values: that case (and the
-// argument errors: non-int64 self, num_classes < -1) keeps the
-// decomposition, with a warning saying why.
+// one_hot is CompositeImplicitAutograd: on the lazy device its
+// decomposition scatters into zeros through the eager fallback (on torch
+// 2.14 without eager's class-value checks; num_classes = -1 also syncs the
+// graph for self.max()). With an explicit num_classes the result shape is
+// self's + [num_classes], so our AutogradLazy kernel records an
+// aten::one_hot AtenOpNode instead; the lowering checks the class values at
+// run time (eager's messages). With num_classes = -1 the shape depends on
+// the values: that case (and the argument errors: non-int64 self,
+// num_classes < -1) keeps the decomposition, with a warning saying why.
 #include <ATen/ATen.h>
 #include <ATen/ops/one_hot_native.h>
 #include <c10/util/Exception.h>

@@ -1,7 +1,7 @@
 // out_argument_checks: `torch.op(..., out=t)` with a lazy `t` whose dtype is
 // not the one the op computes.
 //
-// torch 1.13 functionalizes an out= call into the functional op plus a copy
+// torch functionalizes an out= call into the functional op plus a copy
 // into `out`, casting on the way. So `torch.mm(a, b, out=long_tensor)`,
 // `torch.exp(x, out=long_tensor)` or `torch.argmax(x, 0, out=float_tensor)`
 // silently computed a cast result where eager raises ("Expected out tensor
@@ -77,14 +77,12 @@ at::Tensor OnMeta(const at::Tensor& t) {
 // Runs the op on meta tensors shaped and typed as its arguments. Returns
 // false when the op has no meta kernel; eager's argument errors propagate.
 bool RunOnMeta(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-  // torch 1.13's boxed call of an unboxed kernel returning a tuple of out
+  // The meta tensors are also held here, so they outlive the call. This
+  // guards a boxed call of an unboxed kernel returning a tuple of out
   // references (max.dim_max, sort.values: `std::tuple<Tensor&, Tensor&>`)
-  // drops the arguments from the stack, then pushes the results by copying
-  // those references, which point into the dropped arguments: when the
-  // stack held the only reference, the copies were of freed tensors
-  // (AddressSanitizer: heap-use-after-free, from Adamax(foreach=True)'s
-  // torch.max(..., out=(exp_inf, ...))). The meta tensors are also held
-  // here, so they outlive the call.
+  // that drops the arguments before copying the references into them
+  // (heap-use-after-free); torch 2.14's make_boxed_from_unboxed_functor
+  // decays such tuples to values before the drop (decay_if_tuple).
   std::vector<at::Tensor> alive;
   auto on_meta = [&](const at::Tensor& t) {
     alive.push_back(OnMeta(t));

@@ -66,8 +66,9 @@ at::Tensor MaxPool3d(const at::Tensor& self, c10::IntArrayRef kernel_size, c10::
 }
 
 // unfold_backward(grad, input_sizes, dim, size, step), Tensor.unfold's
-// window gradient (lowered in TorchToLinalg Unfold.cpp): no Meta kernel in
-// torch 1.13; the result has input_sizes and grad's dtype.
+// window gradient (lowered in TorchToLinalg Unfold.cpp): no C++ Meta
+// kernel (torch's Python one gives the same shape); the result has
+// input_sizes and grad's dtype.
 std::vector<torch::lazy::Shape> UnfoldBackwardShapes(const c10::OperatorHandle& op,
                                                      const torch::jit::Stack& stack) {
   const size_t n = op.schema().arguments().size();

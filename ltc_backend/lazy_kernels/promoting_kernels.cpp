@@ -1,6 +1,6 @@
 // promoting_kernels: stack and cat of tensors with different dtypes.
 //
-// Eager promotes (`torch.stack([int64, float32])` is float32); torch 1.13's
+// Eager promotes (`torch.stack([int64, float32])` is float32); torch's
 // lazy stack takes the first tensor's dtype for the result, so the values
 // were truncated to integers (or to bool) silently. cat got the dtype right
 // but mixed operands made our lowering reject the whole graph. Both now

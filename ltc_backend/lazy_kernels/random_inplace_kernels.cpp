@@ -4,9 +4,11 @@
 // (normal_functional, uniform, exponential; TorchToLinalg Random.cpp). But
 // ops that functionalization treats as functional run below it as their
 // composite: torch.randn_like / rand_like are empty_like + normal_ /
-// uniform_ on the Lazy key itself, where torch 1.13 has no kernel, so they
-// ran through the eager fallback (a graph cut and a host round trip per
-// call). Here each records its functional op and copies it into self. A
+// uniform_ on the Lazy key itself. torch 2.14's LTC has Lazy kernels for
+// normal_ and uniform_ (recording normal_functional / uniform), but none for
+// exponential_, which ran through the eager fallback (a graph cut and a host
+// round trip per call). Here each records its functional op and copies it
+// into self. A
 // call with an explicit generator keeps the eager path: its stream can only
 // be drawn eagerly.
 #include <ATen/ATen.h>

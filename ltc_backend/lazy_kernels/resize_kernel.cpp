@@ -1,17 +1,16 @@
 // resize_kernel: resize_ of a lazy tensor to at most its storage's size.
 //
-// Under functionalization, torch 1.13's resize_ kernel treats a resize that
-// fits in the current storage as a view of it: an as_strided_copy of the
-// tensor's value with the new sizes and the contiguous strides of the sizes
-// in reverse order. With those strides the elements were taken from the
-// wrong places (x.resize_(5, 25) of a 5x5x5 tensor gave wrong values) or
-// out of bounds (x.resize_(25, 5): "setStorage: ... out of bounds"). Eager
-// keeps the storage: the result is its first numel elements in the layout
-// the memory format gives. Our kernel for the Functionalize key records that
-// view with the right strides, in place of an earlier resize's view (so
-// that shrinking then growing reads the storage again). A resize beyond the
-// tensor (new storage) of a lazy tensor that is not a view appends zeros in
-// the graph; other memory formats and non-lazy tensors keep torch's kernel.
+// Under functionalization, torch's resize_ kernel treats a resize that fits
+// in the current storage as a view of the tensor's current value. On torch
+// 2.14 that gives eager's values for one resize (x.resize_(5, 25) or
+// (25, 5) of a 5x5x5 tensor), but growing after a shrink views the shrunken
+// value ("setStorage: ... out of bounds"). Eager keeps the storage: the
+// result is its first numel elements in the layout the memory format gives.
+// Our kernel for the Functionalize key records that view with the right
+// strides, in place of an earlier resize's view (so that shrinking then
+// growing reads the storage again). A resize beyond the tensor (new
+// storage) of a lazy tensor that is not a view appends zeros in the graph;
+// other memory formats and non-lazy tensors keep torch's kernel.
 // resize_as_ is resize_ to the template's sizes, as in eager.
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>

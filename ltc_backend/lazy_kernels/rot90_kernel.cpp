@@ -1,6 +1,6 @@
 // torch.rot90 on the lazy device as flip + transpose_copy.
 //
-// torch 1.13's rot90 is CompositeExplicitAutograd: it runs at the Lazy key,
+// torch's rot90 is CompositeExplicitAutograd: it runs at the Lazy key,
 // below functionalization, and its in-place `transpose_` there reached the
 // eager fallback through as_strided_, cutting the graph (k = 1 and 3). Here
 // the same flip and transpose are functional copies. Eager's argument checks

@@ -1,4 +1,4 @@
-// Searching and counting ops with no Lazy kernel in torch 1.13, recorded as
+// Searching and counting ops with no Lazy kernel in torch's LTC, recorded as
 // a few lowered lazy ops so they stay in the graph (they ran through the
 // eager fallback, which copies the operands to the CPU and cuts the graph):
 //  - count_nonzero(dims): sum of self != 0.

@@ -1,5 +1,5 @@
-// segment_reduce and _segment_reduce_backward as lowered lazy ops; torch
-// 1.13 has no Lazy kernel for them, so they ran eagerly.
+// segment_reduce and _segment_reduce_backward as lowered lazy ops; torch's
+// LTC has no Lazy kernel for them, so they ran eagerly.
 //
 // Segments run along `axis`, the last dim of lengths/offsets, whose leading
 // dims are data's leading dims. Each position j of a row gets its segment

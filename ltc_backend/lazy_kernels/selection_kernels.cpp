@@ -1,12 +1,13 @@
 // Selection, scans and flat indexing kept in the lazy graph.
 //
-// torch 1.13 has no Lazy kernel for median, nanmedian, mode, take, and its
+// torch's LTC has no Lazy kernel for median, nanmedian, mode, take, and its
 // CompositeExplicitAutograd kernels of kthvalue, median.dim, cummax/cummin
 // (through _cummax_helper/_cummin_helper on preallocated results),
-// logcumsumexp (_logcumsumexp), logsumexp (logsumexp_out, which resizes
-// its result: resize_ fell back) and put (clone + put_) each reach the
-// eager fallback, cutting the graph. They become AtenOpNodes here; none has
-// a Meta kernel, so their output shapes come from the functions below.
+// logcumsumexp (_logcumsumexp), logsumexp (amax, and resize_ of its result)
+// and put (clone + put_) each reach the eager fallback, cutting the graph.
+// They become AtenOpNodes here; none has a C++ Meta kernel (median, mode,
+// take, kthvalue... only torch's Python ones), so their output shapes come
+// from the functions below.
 // Their backward ops (scatter, scatter_add, put, take, flip, where...) are
 // kept in the graph too. Lowered by TorchToLinalg Selection.cpp,
 // CumulativeOps.cpp and Gather.cpp (take).

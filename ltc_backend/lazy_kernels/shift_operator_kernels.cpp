@@ -1,10 +1,11 @@
 // The << and >> operators (__lshift__/__rshift__, .Tensor and .Scalar) on
 // lazy integer tensors as bitwise_left_shift/bitwise_right_shift.
 //
-// torch 1.13 gives the operators neither a Lazy nor a Meta kernel, so they
-// ran through the eager fallback. For integers ATen computes both names with
-// the same kernel (lshift_stub / rshift_stub), so the operator becomes the
-// named op, which is a lowered AtenOpNode. Other dtypes keep the fallback.
+// torch's LTC has no Lazy kernel for the operators (their Meta kernels are
+// torch's Python ones), so they ran through the eager fallback. For
+// integers ATen computes both names with the same kernel (lshift_stub /
+// rshift_stub), so the operator becomes the named op, which is a lowered
+// AtenOpNode. Other dtypes keep the fallback.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

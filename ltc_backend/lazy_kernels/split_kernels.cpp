@@ -2,10 +2,12 @@
 //
 // Functionalization turns these views into split_copy.Tensor,
 // split_with_sizes_copy and unbind_copy.int (chunk goes through split); the
-// unsafe_ variants reach the Lazy key as themselves. torch 1.13 has no Lazy
-// kernel for any of them, and its eager fallback returned the pieces as CPU
-// tensors. Here each piece is a slice_copy/select_copy of the input: ops LTC
-// has kernels for, which our compiler lowers, so the pieces stay in the graph.
+// unsafe_ variants reach the Lazy key as themselves. torch's LTC has no
+// Lazy kernel for any of them: the copies ran through the eager fallback
+// (cutting the graph), the unsafe_ ones raised (an as_strided view cannot
+// fall back). Here each piece is a slice_copy/select_copy of the input: ops
+// LTC has kernels for, which our compiler lowers, so the pieces stay in the
+// graph.
 #include <ATen/ATen.h>
 #include <ATen/ops/tensor_split_native.h>
 #include <c10/core/WrapDimMinimal.h>
@@ -50,9 +52,9 @@ std::vector<at::Tensor> UnbindCopy(const at::Tensor& self, int64_t dim) {
   return pieces;
 }
 
-// tensor_split(self, indices_or_sections: Tensor, dim): torch 1.13 insists
-// on CPU indices (CUDA raises the same), so lazy code that moved every
-// tensor to the lazy device failed. The indices are host data that decide
+// tensor_split(self, indices_or_sections: Tensor, dim): torch insists on
+// CPU indices (any other device raises the same), so lazy code that moved
+// every tensor to the lazy device failed. The indices are host data that decide
 // the pieces' shapes: a lazy one is read back (a small sync), then the
 // composite runs as usual and its slices stay lazy.
 std::vector<at::Tensor> TensorSplitIndicesTensor(const at::Tensor& self,

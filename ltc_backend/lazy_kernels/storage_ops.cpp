@@ -4,15 +4,15 @@
 // by both. A lazy tensor has no storage, but under functionalization (which
 // every lazy tensor runs under) an alias group plays that part: its members
 // see each other's writes. So set_(y) moves x into y's alias group, with y's
-// value, view chain and generation, as later PyTorch's functionalization does
-// (FunctionalTensorWrapper::set__impl, 2.1). Views of x taken before keep the
+// value, view chain and generation, as torch's functionalization does
+// (FunctionalTensorWrapper::set__impl). Views of x taken before keep the
 // old group, as in eager where they keep the old storage.
 //
-// torch 1.13 raised here (its TorchScript backend too), so
-// nn.utils.parametrize (register_parametrization with any parametrization,
-// remove_parametrizations) and parametrizations.orthogonal failed on the
-// lazy device. The overloads naming a raw Storage or an offset/size/stride
-// still raise: a lazy tensor's storage cannot be addressed.
+// nn.utils.parametrize (register_parametrization, remove_parametrizations)
+// and parametrizations.orthogonal rely on set_. On torch 2.14 the
+// TorchScript backend runs x.set_(y) and those without this kernel. The
+// overloads naming a raw Storage or an offset/size/stride still raise: a
+// lazy tensor's storage cannot be addressed.
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <torch/csrc/autograd/variable.h>

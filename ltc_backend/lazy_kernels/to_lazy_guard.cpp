@@ -2,11 +2,11 @@
 //
 // LTC holds dense (strided) tensors only. Without this guard a sparse
 // tensor's .to("lazy") fails deep in the dispatcher ("Could not run
-// 'aten::empty.memory_format' with arguments from the 'SparseLazy' backend"
-// or "... 'new_compressed_tensor' from the 'lazy' device"), and on torch
-// 1.13 a quantized tensor's silently stayed on the CPU. Our _to_copy for those layouts names the problem
-// and the fix, and otherwise runs the kernel it replaces (the
-// CompositeExplicitAutograd one).
+// 'aten::_sparse_coo_tensor_with_dims_and_tensors' with arguments from the
+// 'SparseLazy' backend" or "... 'new_compressed_tensor' from the 'lazy'
+// device"), and a quantized tensor's silently stays on the CPU. Our
+// _to_copy for those layouts names the problem and the fix, and otherwise
+// runs the kernel it replaces (the CompositeExplicitAutograd one).
 //
 // A copy from one lazy device to another (lazy:0 -> lazy:1) failed in LTC's
 // device lookup with the bare message "cpu:1": both live in host memory,

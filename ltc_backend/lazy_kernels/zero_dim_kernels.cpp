@@ -1,7 +1,7 @@
 // zero_dim_kernels: ops whose LTC shape inference rejects 0-dim tensors that
 // eager accepts.
 //
-// index_select: torch 1.13's compute_shape_index_select raised "Empty
+// index_select: torch's compute_shape_index_select raises "Empty
 // output_sizes is not supported." for a 0-dim self (eager: the index holds
 // one value, 0, and the result is 0-dim), which is also what the backward of
 // index_add/index_copy/index_reduce calls on 0-dim operands. Here a 0-dim

@@ -1,10 +1,11 @@
 // _efficientzerotensor on the lazy device: a plain lazy zeros tensor.
 //
 // Autograd formulas return it for gradients known to be zero (sgn, sign,
-// floor, round...). torch 1.13 has no Lazy kernel for it: the eager fallback
-// made a CPU ZeroTensor, whose later use failed ("DispatchStub: unsupported
-// device typelazy", or functionalization's internal assert when an in-place
-// op met it), so `x.sgn().sum().backward()` raised.
+// floor, round...). torch's LTC has no Lazy kernel for it, so it runs
+// through the eager fallback. This guards against the CPU ZeroTensor that
+// made later uses fail ("DispatchStub: unsupported device typelazy", or
+// functionalization's internal assert when an in-place op met it); on torch
+// 2.14's TS backend `x.sgn().sum().backward()` gives zeros without it.
 #include <ATen/ATen.h>
 #include <torch/library.h>
 

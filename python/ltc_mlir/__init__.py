@@ -163,7 +163,7 @@ _tensor_contiguous = _torch.Tensor.contiguous
 def _contiguous(self, memory_format=_torch.contiguous_format):
     # Tensor.contiguous (at::TensorBase::contiguous) returns self when
     # is_contiguous() says so, without dispatching, and a lazy tensor says
-    # so for every view (torch 2.14 as 1.13: x.t().is_contiguous() is True):
+    # so for every view (torch 2.14: x.t().is_contiguous() is True):
     # `x.t().contiguous()` stayed a view of x, and writing into it changed
     # x. For lazy tensors the dispatcher decides instead, from the strides
     # eager would have (ltc_backend/view_kernels.cpp).

@@ -24,9 +24,8 @@ needed on torch 2.14 and guarded by a test that fails without it
   Llama rotary embedding asks it with its input's device type). Autocast
   is never on for lazy tensors: False.
 
-Tensor.new_tensor / Tensor.new needed a fix on torch 1.13 (the legacy
-constructors failed on the Functionalize key); torch 2.14's work on lazy
-tensors, and the fix was removed.
+Tensor.new_tensor / Tensor.new need no fix: torch 2.14's legacy
+constructors work on lazy tensors.
 Every fix only changes behaviour for lazy tensors.
 """
 import torch

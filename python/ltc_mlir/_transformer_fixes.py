@@ -11,8 +11,8 @@ Transformer's decoder attending to that memory without a memory mask gave
 other numbers than eager. Here, when eager would have taken the nested path
 (the same conditions but the device's), the padded positions of the
 layers' result are set to 0 before the final norm. The values at the real
-positions are the same in both paths. (torch 1.13 also trimmed the result
-to the longest sequence; torch 2.14 keeps src's length.)
+positions are the same in both paths. (torch 2.14's nested path keeps
+src's length, so no trimming is needed.)
 """
 import torch
 import torch.nn.functional as F

@@ -2,7 +2,7 @@
 nn.ReLU6(inplace=True)), hardswish, hardsigmoid and silu, forward and
 backward, lazy device vs eager CPU. Each case asserts the values (explicit
 tolerances), that the graph ran as native code and that no op went through
-the per-op eager fallback (torch 1.13 has no Lazy kernel for hardtanh,
+the per-op eager fallback (torch's LTC has no Lazy kernel for hardtanh,
 hardtanh_backward, hardswish(_backward), hardsigmoid_backward: ours is
 registered by ltc_mlir.init()).
 """

@@ -15,9 +15,9 @@ from lazy_testing import assert_close, assert_ops_native, run_both
 
 INDEX = "aten::index"
 INDEX_PUT = "aten::index_put"
-# index's backward: torch 2.x's index_backward takes index_put(accumulate=True)
-# for functional tensors (lazy ones are: isTensorSubclassLike), where torch
-# 1.13 recorded _index_put_impl. The gradients' values check the accumulation.
+# index's backward: torch's index_backward takes index_put(accumulate=True)
+# for functional tensors (lazy ones are: isTensorSubclassLike). The
+# gradients' values check the accumulation.
 INDEX_BACKWARD = INDEX_PUT
 
 # Exact for gathers and plain writes; sums of a few values in index order
@@ -129,7 +129,7 @@ def test_new_index_values_reuse_the_compiled_graph():
 
 
 def test_int32_indices_like_eager():
-    # torch 2.x takes int32 index tensors as long ones (1.13 raised).
+    # torch 2.14 takes int32 index tensors as long ones.
     def fn(x, v, i, j):
         y = x.index_put((i,), v, accumulate=True)
         y[j] = v

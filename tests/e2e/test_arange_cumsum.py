@@ -50,8 +50,9 @@ ARANGE = [
     ("int_args_f32", (0, 19, 2), dict(dtype=torch.float32)),
     ("f64", (-1.0, 1.0, 0.0625), dict(dtype=torch.float64)),
     ("f64_fraction", (0.1, 2.3, 0.1), dict(dtype=torch.float64)),
-    # f16/bf16: torch 1.13's LTC raises before any graph ("compute_shape_arange_out"
-    # not implemented for 'Half'); the lowering is covered by the lit test.
+    # f16: torch 2.14's LTC raises before any graph ("compute_shape_arange_out"
+    # not implemented for 'Half'; bf16 gets through). The f16/bf16 lowering is
+    # covered by the lit test.
     ("long_large", (0, 5000), {}),
     ("f32_fraction_long", (-3.7, 250.1, 0.173), {}),
     ("f64_fraction_long", (2.9, -40.0, -0.0371), dict(dtype=torch.float64)),
@@ -138,9 +139,9 @@ def test_cumsum_flip(dump_dir, name, fn, inputs, grads):
 
 
 def test_cumsum_f16_matches_eager():
-    """torch 2.x's CPU cumsum takes f16 (torch 1.13 raised). The lowering
-    refuses f16 (not lowered yet): the graph runs it through ATen, reported
-    as a fallback, with eager's values."""
+    """torch 2.14's CPU cumsum takes f16. The lowering refuses f16 (not
+    lowered yet): the graph runs it through ATen, reported as a fallback,
+    with eager's values."""
     x = rnd(3, 4, dtype=torch.float16)
     ltc_mlir.reset_metrics()
     lazy = torch.cumsum(x.to("lazy"), 1).cpu()
@@ -157,7 +158,7 @@ MASKED = [
      [rnd(2, 3, 5, 5), torch.tril(torch.ones(5, 5)) == 0], (0,), "masked_fill.Tensor"),
     ("scalar_broadcast_mask", lambda a, m: a.masked_fill(m, 0.5),
      [rnd(4, 6), torch.rand(6, generator=g) > 0.5], (0,), "masked_fill.Tensor"),
-    # (A mask larger than self: eager broadcasts the result, torch 1.13's LTC
+    # (A mask larger than self: eager broadcasts the result, torch's LTC
     # types it as self; the lowering refuses the mismatch and it falls back.)
     ("int_self_float_value", lambda a, m: a.masked_fill(m, 2.7),
      [torch.randint(-5, 5, (4, 8), generator=g), torch.rand(4, 8, generator=g) > 0.5], (),
@@ -167,7 +168,7 @@ MASKED = [
     ("tensor_value", lambda a, m, v: a.masked_fill(m, v),
      [rnd(3, 10), torch.rand(3, 10, generator=g) > 0.5, torch.tensor(-1.25, dtype=torch.float64)],
      (0,), "masked_fill.Tensor"),
-    # where.self has no Lazy kernel in torch 1.13: ours (AtenOpNode) keeps
+    # where.self has no Lazy kernel in torch's LTC: ours (AtenOpNode) keeps
     # it in the graph; maximum's backward uses it.
     ("where", lambda c, a, b: torch.where(c, a, b),
      [torch.rand(4, 11, generator=g) > 0.5, rnd(4, 11), rnd(11)], (1, 2), "where.self"),

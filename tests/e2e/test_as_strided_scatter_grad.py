@@ -1,9 +1,9 @@
 """as_strided_scatter's gradients on the lazy device are the exact ones.
 
-torch 1.13's formula for self's gradient (as_strided_scatter_backward)
-returns an uninitialised tensor with the incoming gradient written only at
-the scattered locations, the reverse of the right answer, so eager CPU is
-not the reference here. The reference is the same function built from a
+torch's formula for self's gradient (as_strided_scatter_backward) returns
+the incoming gradient only at the scattered locations (zeros elsewhere on
+torch 2.14), the reverse of the right answer, so eager CPU is not the
+reference here. The reference is the same function built from a
 flat index_put (whose gradients are right): grad with the scattered
 locations zeroed for self, the scattered locations of grad for src.
 """

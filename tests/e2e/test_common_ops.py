@@ -1,5 +1,5 @@
-"""Common ops of real models that torch 1.13 has no Lazy kernel (or no
-lowering) for, end to end: where (all overloads), masked_fill (Scalar,
+"""Common ops of real models that torch's LTC has no Lazy kernel (or we had
+no lowering) for, end to end: where (all overloads), masked_fill (Scalar,
 Tensor, in place), logical_and/or/xor/not, bitwise_not, sin/cos/erf,
 round(.decimals), mish, elu, leaky_relu, softplus, gelu(tanh), mse_loss,
 one_hot, eye; forward and backward, lazy

@@ -1,8 +1,10 @@
-"""nn ops without a Lazy kernel in torch 1.13 that ltc_mlir records as a few
-lowered lazy ops (ltc_backend/lazy_kernels/decomposed_kernels.cpp): F.unfold /
-F.fold (im2col / col2im), nll_loss2d (segmentation losses), max_unpool2d/3d,
-bicubic upsampling. Forward and backward against eager CPU, with no
-fallback; bad values raise a Python error like eager.
+"""nn ops that ltc_mlir records as a few lowered lazy ops
+(ltc_backend/lazy_kernels/decomposed_kernels.cpp): F.unfold / F.fold
+(im2col / col2im), nll_loss2d (segmentation losses), max_unpool2d/3d,
+bicubic upsampling. torch 2.14's LTC has no Lazy kernel for them except
+nll_loss2d_forward/_backward (single nodes, replaced by ours). Forward and
+backward against eager CPU, with no fallback; bad values raise a Python
+error like eager.
 
 Tolerances: unfold and max_unpool move values (exact); fold and the nll
 losses sum in eager's order up to one rounding (1e-6); bicubic multiplies by

@@ -2,7 +2,7 @@
 solves, Cholesky, LU with partial pivoting and what is built on them (inv,
 solve, det, slogdet), forward and backward, f32 and f64.
 
-None of these ops has a Lazy kernel in torch 1.13 (they are AtenOpNodes,
+None of these ops has a Lazy kernel in torch's LTC (they are AtenOpNodes,
 ltc_backend/lazy_kernels/dense_linalg_kernels.cpp) and they are lowered as
 explicit loops (TorchToLinalg DenseLinearAlgebra.cpp, LUFactorization.cpp).
 Inputs are well-conditioned (A = B B^T + n I, triangles with a dominant

@@ -1,6 +1,6 @@
 """Both kinds of fallback keep results correct and are reported.
 
-1. Eager per-op fallback: ops with no lazy kernel in torch 1.13 and none of
+1. Eager per-op fallback: ops with no lazy kernel in torch's LTC and none of
    ours (linalg_ldl_factor_ex, unique with sorted=False, max-mode
    embedding_bag; ormqr, _ctc_loss,
    histc, rrelu, matrix_exp, mse_loss, det and many more now have ours) run

@@ -1,10 +1,10 @@
 """torch._foreach_* ops and the foreach=True optimizers on lazy tensors
-(ltc_backend/lazy_kernels/foreach_kernels.cpp). torch 1.13's
-functionalization ran every in-place _foreach_ op on Meta first, where it
-has no kernel, so SGD/Adam/AdamW(foreach=True) raised "Could not run
-'aten::_foreach_add_.List' with arguments from the 'Meta' backend". Now each
-runs its per-tensor op on every element: the same values as eager, traced
-into the step's graph and compiled natively."""
+(ltc_backend/lazy_kernels/foreach_kernels.cpp): each runs its per-tensor
+op on every element, the same values as eager, traced into the step's graph
+and compiled natively. (The kernels guard against "Could not run
+'aten::_foreach_add_.List' with arguments from the 'Meta' backend"; torch
+2.14's TS backend runs the _foreach_ ops through their
+CompositeExplicitAutograd kernels without them.)"""
 import pytest
 import torch
 import torch._lazy

@@ -2,7 +2,7 @@
 interpolation (bilinear, nearest, bicubic), padding (zeros, border,
 reflection) and align_corners, f32 and f64, forward and both gradients
 (input and grid), with grid points outside [-1, 1]. Each case runs natively
-(grid_sample_kernel.cpp; torch 1.13 ran it eagerly).
+(grid_sample_kernel.cpp, in place of torch 2.14's grid_sampler_2d nodes).
 
 Tolerances: f32 values and input gradients 1e-5 (ATen's vectorized kernel
 orders a few operations differently); the grid gradient 1e-4 relative (ATen

@@ -1,14 +1,14 @@
 """Tensor indexing and concatenation on the lazy device vs eager CPU.
 
-In torch 1.13 LTC records x[i] / x[:, i] / x[..., -1] as select_copy.int,
+torch 2.14's LTC records x[i] / x[:, i] / x[..., -1] as select_copy.int,
 slices (x[1:5:2], x[-3:]) as slice_copy.Tensor, and their backward as
 select_scatter / slice_scatter into zeros; torch.cat as aten.cat over a
 prim.ListConstruct of tensors of different shapes (its backward is
 slice_copy); abs's backward uses sgn. index_select has a lazy kernel, but its
 backward (index_add) has none, so it is tested forward only; chunk/split
-(split_copy) has no lazy kernel at all. (unbind's
-backward fails on lazy tensors in torch 1.13 itself: "UnbindBackward0
-returned an invalid gradient ... expected device lazy:0 but got cpu".)
+(split_copy) has no lazy kernel at all. (A backward through unbind's
+pieces fails on lazy tensors in torch 2.14 itself: "... returned an invalid
+gradient ... expected device lazy:0 but got cpu".)
 Every case asserts the values (explicit tolerances) and that the graph ran
 as native code with no fallback.
 """
@@ -109,7 +109,7 @@ def test_index_select_out_of_range_raises():
         x.index_select(1, bad)
     with pytest.raises(IndexError, match="index out of range in self") as err:
         x.to("lazy").index_select(1, bad.to("lazy")).cpu()
-    try:  # torch 1.13 raises a parked execution error once more
+    try:  # torch's LTC raises a parked execution error once more
         torch._lazy.wait_device_ops()
     except RuntimeError:
         pass

@@ -1,9 +1,9 @@
 """torch.inference_mode() on the lazy device
 (ltc_backend/lazy_kernels/inference_mode_views.cpp): views of normal lazy
 tensors are normal tensors, as in eager, so models run in inference mode
-(torch 1.13 raised "Cannot set version_counter for inference tensor" at the
-first view of a weight); results match eager CPU and compile natively, and
-training goes on afterwards."""
+(torch 2.14's TorchScript backend raises "Cannot set version_counter for
+inference tensor" at the first view of a weight); results match eager CPU
+and compile natively, and training goes on afterwards."""
 import copy
 
 import pytest

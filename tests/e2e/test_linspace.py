@@ -1,5 +1,5 @@
 """torch.linspace / torch.logspace on the lazy device (linspace_kernel.cpp;
-torch 1.13 ran them eagerly) against eager CPU, natively.
+torch's LTC runs them eagerly) against eager CPU, natively.
 
 Eager's vectorized loop computes whole chunks from their first index, which
 moves the last bit of some values by the host's vector width (AVX2 or

@@ -1,8 +1,9 @@
-"""torch.linalg.lstsq on the lazy device (lstsq_kernel.cpp; torch 1.13 ran it
-eagerly) against eager CPU: every driver's outputs (solution, residuals,
-rank, singular values, each empty where eager's is), tall, square, wide and
-batched problems, and the gradients of A and B through the solution.
-Full-rank problems (their solution is unique). f32 at 1e-4, f64 at 1e-9.
+"""torch.linalg.lstsq on the lazy device (lstsq_kernel.cpp; torch's LTC has
+no Lazy kernel for it) against eager CPU: every driver's outputs (solution,
+residuals, rank, singular values, each empty where eager's is), tall,
+square, wide and batched problems, and the gradients of A and B through
+the solution. Full-rank problems (their solution is unique). f32 at 1e-4,
+f64 at 1e-9.
 """
 import itertools
 

@@ -1,5 +1,5 @@
-"""torch.linalg.matrix_exp on the lazy device (matrix_exp_kernel.cpp; torch
-1.13 ran it and its backward eagerly) against eager CPU, values and
+"""torch.linalg.matrix_exp on the lazy device (matrix_exp_kernel.cpp; torch's
+LTC runs it and its backward eagerly) against eager CPU, values and
 gradients, small and large norms (scaling and squaring), batched, 1 x 1.
 Relative to the largest entry: f32 2e-5, f64 1e-13 (eager uses another
 approximant chosen from the norm: equal up to rounding)."""

@@ -19,7 +19,7 @@ def rnd(*shape, dtype=torch.float32):
 
 
 def _drain_parked_error():
-    # See test_runtime_checks.py: torch 1.13 LTC re-raises an execution error
+    # See test_runtime_checks.py: torch's LTC re-raises an execution error
     # at the next sync; waiting on the device raises and clears it.
     try:
         torch._lazy.wait_device_ops()

@@ -175,7 +175,7 @@ def test_batch_norm_bfloat16(dump_dir, params):
 
 def test_batch_norm_bfloat16_running_stats_and_statistics_dtype(dump_dir):
     # All-bf16 training with running stats: save_mean/save_invstd are bf16 as
-    # eager's (torch 1.13's Meta kernel says f32, which put f32-typed users of
+    # eager's (torch's Meta kernel says f32, which put f32-typed users of
     # the bf16 statistics in the graph and made it fall back); the running
     # variance is computed in f32 from the bf16 input.
     x = rnd(5, 3, 6).to(torch.bfloat16)
@@ -193,7 +193,7 @@ def test_batch_norm_bfloat16_running_stats_and_statistics_dtype(dump_dir):
     assert_native_with(dump_dir, "native_batch_norm")
 
 
-# LTC 1.13 typed save_mean/save_invstd f32 here (batch_norm_kernel.cpp).
+# torch's LTC types save_mean/save_invstd f32 here (batch_norm_kernel.cpp).
 def test_batch_norm_statistics_dtype_float64(dump_dir):
     x = rnd(3, 2, 4, dtype=torch.float64)
     fn = lambda x: torch.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)
@@ -202,9 +202,9 @@ def test_batch_norm_statistics_dtype_float64(dump_dir):
 
 
 def test_batch_norm_float16_computed_natively(dump_dir):
-    # Eager torch 1.13 has no f16 CPU batch norm ("not implemented for
-    # 'Half'"); the lazy device computes it like bf16 (f32 sums and
-    # coefficients, one rounding): compared with eager f32 rounded to f16.
+    # The lazy device computes f16 batch norm like bf16 (f32 sums and
+    # coefficients, one rounding): compared with eager f32 rounded to f16
+    # (torch 2.14's eager CPU also has an f16 batch norm).
     x = rnd(3, 2, 10) * 2 + 1
     w, b = rnd(2), rnd(2)
     ref = F.batch_norm(x, None, None, w, b, training=True).half()

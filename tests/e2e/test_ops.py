@@ -111,7 +111,7 @@ CASES = [
      [torch.tensor([float("nan"), 1.0, 2.0, float("nan"), -1.0]),
       torch.tensor([1.0, float("nan"), 2.0, float("nan"), 3.0])], ()),
     # clamp and cos: their backward formulas use where.self (clamp) and sin
-    # (cos), which have our lazy kernel (torch 1.13 has none).
+    # (cos), which have our lazy kernel (torch's LTC has none).
     ("clamp", lambda a: a.clamp(-0.5, 0.5), [rnd(4, 5)], (0,)),
     ("clamp_min", lambda a: a.clamp(min=-0.25) * 1.0, [rnd(4, 5)], (0,)),
     ("clamp_max", lambda a: a.clamp(max=0.25) * 1.0, [rnd(4, 5)], (0,)),
@@ -210,7 +210,7 @@ def test_dtype_conversion(name, fn):
     x = torch.randn(5, 7, generator=g)
     eager, lazy = run_both(fn, x)
     assert_close(eager, lazy, rtol=0, atol=0)
-    assert_all_native()  # round has our lazy kernel (torch 1.13 has none)
+    assert_all_native()  # round has our lazy kernel (torch's LTC has none)
 
 
 def test_dtype_conversion_backward():

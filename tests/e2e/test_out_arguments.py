@@ -1,5 +1,5 @@
 """`torch.op(..., out=t)` with lazy tensors (ltc_backend/lazy_kernels/
-out_argument_checks.cpp). torch 1.13 functionalizes an out= call into the
+out_argument_checks.cpp). torch functionalizes an out= call into the
 functional op and a cast copy, so an out tensor of the wrong dtype silently
 received a cast result where eager raises, and sum(out=long) summed in f32
 where eager sums in the out tensor's dtype. Each case must give eager's
@@ -100,9 +100,10 @@ def test_valid_out_calls_still_compile_natively():
     lambda x, v, i: torch.kthvalue(x, 2, 0, out=(v, i)),
 ])
 def test_valid_multi_output_out_calls(call):
-    # torch 1.13's boxed call of a kernel returning a tuple of out references
-    # pushed copies of freed tensors (out_argument_checks.cpp's meta probe):
-    # scripts/test_sanitize.sh reported a heap-use-after-free here.
+    # Guards the meta probe of out_argument_checks.cpp against a boxed call
+    # of a kernel returning a tuple of out references that pushes copies of
+    # freed tensors (scripts/test_sanitize.sh reported a heap-use-after-free
+    # here); torch 2.14's boxing decays such tuples to values first.
     ltc_mlir.init()
     x = _r(5, 6)
     results = []

@@ -1,11 +1,11 @@
 """Reflection and replication padding (F.pad modes "reflect" / "replicate",
 Conv2d(padding_mode=...)), forward and backward, lazy device vs eager CPU.
 
-torch 1.13 has no Lazy kernel for these ops: ltc_mlir registers them
-(AtenOpNode, InitBackend), three backward ops without a Meta kernel shaped
-as self. The forward copies elements (exact); the backward sums the
-gradients of the outputs that read each input element in ATen's order
-(f32: exact up to the multi-dim accumulation order, rtol 1e-6).
+torch's LTC has no Lazy kernel for these ops: ltc_mlir registers them
+(AtenOpNode, InitBackend), three backward ops shaped as self (they have
+only Python Meta kernels). The forward copies elements (exact); the
+backward sums the gradients of the outputs that read each input element in
+ATen's order (f32: exact up to the multi-dim accumulation order, rtol 1e-6).
 """
 import pytest
 import torch

@@ -2,8 +2,9 @@
 with_logits, which decomposes into elementwise ops), forward and backward,
 lazy device vs eager CPU, every reduction.
 
-torch 1.13 has no Lazy kernel for these ops: ltc_mlir registers them
-(AtenOpNode; the backward ops without a Meta kernel shaped as self).
+ltc_mlir registers these ops (AtenOpNode; the backward ops shaped as
+self), in place of torch 2.14's Lazy kernels for smooth_l1_loss and
+binary_cross_entropy (+ backward); huber_loss and soft_margin_loss have none.
 Elementwise math in f32 with sums blocked differently from ATen's:
 rtol 1e-5.
 """

@@ -11,8 +11,9 @@ Max pooling picks elements, so values, indices and gradients are exact
 sum in ATen's order too, but the divisions and weights may round one ulp
 apart: rtol 1e-6 in f32, 1e-12 in f64, 1e-2 in bf16.
 
-Ops torch 1.13 has no Lazy kernel for (the 3-d ones, 1-d upsampling,
-adaptive max pooling) get ours (REGISTERED; lazy_kernels/pooling_kernels.cpp).
+Ops torch's LTC has no Lazy kernel for (the 3-d ones, 1-d upsampling,
+adaptive max pooling; max_pool3d_with_indices has one, which runs the eager
+fallback) get ours (REGISTERED; lazy_kernels/pooling_kernels.cpp).
 """
 import pytest
 import torch
@@ -118,7 +119,7 @@ def test_max_pool2d_nan_and_minus_inf(dump_dir, k):
 
 
 def test_max_pool2d_float16_matches_float32(dump_dir):
-    # Eager torch 1.13 has no f16 max pooling: compare with f32 (exact).
+    # Compared with f32 (exact; torch 2.14's eager also pools f16).
     x = rnd(2, 3, 9, 9).half()
     lazy_x = x.to("lazy").requires_grad_()
     values, indices = F.max_pool2d(lazy_x, 3, 2, 1, return_indices=True)
@@ -339,7 +340,7 @@ def test_upsampling_modules(dump_dir):
 
 
 # ---------------------------------------------------------------------------
-# Ops without a Lazy kernel in torch 1.13
+# Ops without a (native) Lazy kernel in torch's LTC
 # ---------------------------------------------------------------------------
 
 # Ops without an LTC kernel that ltc_mlir registers (AtenOpNode, InitBackend):

@@ -111,7 +111,7 @@ def test_error_is_raised_only_once():
     with pytest.raises(IndexError, match="out of bounds"):
         loss = F.cross_entropy(logits.to("lazy"), torch.tensor([0, 5]).to("lazy"))
         torch._lazy.mark_step()
-    torch._lazy.wait_device_ops()  # torch 1.13 alone would raise it again here
+    torch._lazy.wait_device_ops()  # LTC alone would raise it again here
     good = torch.tensor([0, 2])
     loss = F.cross_entropy(logits.to("lazy"), good.to("lazy"))
     assert_close(F.cross_entropy(logits, good), loss.cpu())

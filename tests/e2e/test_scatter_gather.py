@@ -1,7 +1,9 @@
 """gather and the scatter family, index_fill/copy/add, roll, triangles and
 diagonals, matrix-vector products and cross on the lazy device vs eager CPU.
 
-None has a Lazy kernel in torch 1.13 (registered with RegisterAtenOpKernel).
+All are registered with RegisterAtenOpKernel (torch 2.14's LTC has Lazy
+kernels only for gather, scatter_add, tril, triu, trace and mv; ours
+replace them).
 Scatters run ATen's sequential loop, so duplicate indices resolve as in
 eager (the last write wins; sums add in index order). Out-of-range indices
 raise a RuntimeError at mark_step (eager: "index ... is out of bounds for

@@ -1,5 +1,5 @@
 """torch.segment_reduce and its gradient on the lazy device
-(segment_reduce_kernel.cpp; torch 1.13 ran both eagerly) against eager CPU:
+(segment_reduce_kernel.cpp; torch's LTC runs both eagerly) against eager CPU:
 every reduction, with and without `initial`, lengths and offsets (batched
 along leading dims), empty segments, offsets that skip positions, and a
 NaN, a zero and a tie inside segments (max/min/prod gradients follow

@@ -2,8 +2,8 @@
 median / nanmedian (all and .dim), kthvalue, mode, cummax / cummin,
 logcumsumexp, logsumexp, take, put / put_.
 
-torch 1.13 has no usable Lazy kernel for any of them (each fell back to
-eager and cut the graph): ltc_backend/lazy_kernels/selection_kernels.cpp
+torch's LTC has no Lazy kernel for any of them (each falls back to eager
+and cuts the graph): ltc_backend/lazy_kernels/selection_kernels.cpp
 keeps them in the graph, TorchToLinalg Selection.cpp / CumulativeOps.cpp /
 Gather.cpp lower them.
 

@@ -1,6 +1,6 @@
 """nn.Embedding / nn.EmbeddingBag with sparse=True on the lazy device
 (ltc_backend/lazy_kernels/sparse_embedding_grad.cpp). Eager's backward
-builds a sparse COO gradient; lazy tensors are dense, and torch 1.13 failed
+builds a sparse COO gradient; lazy tensors are dense, and torch 2.14 fails
 inside backward() ("Could not run 'aten::_sparse_coo_tensor_with_dims_and_
 tensors' with arguments from the 'SparseLazy' backend"). The lazy gradient
 is dense with the same values: optimizers that accept dense gradients give

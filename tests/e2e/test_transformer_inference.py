@@ -1,9 +1,9 @@
 """Transformer inference with key padding masks against eager CPU
 (python/ltc_mlir/_transformer_fixes.py): in eval mode without gradients,
 eager's TransformerEncoder packs the batch into nested tensors, which zeros
-the padded positions before the final norm (torch 1.13 also trimmed the
-result to the longest sequence; torch 2.14 keeps src's length); the lazy
-device computes the regular path and gives the same result. Cases where
+the padded positions before the final norm (torch 2.14 keeps src's
+length); the lazy device computes the regular path and gives the same
+result. Cases where
 eager keeps the regular path (mask not left-aligned, odd head count,
 training, gradients enabled, an attention mask too) stay as computed."""
 import pytest
@@ -100,7 +100,7 @@ def test_transformer_decoder_over_padded_memory_matches_eager():
 
 @pytest.mark.parametrize("value", ["scalar", "tensor"])
 def test_masked_fill_broadcasts_self_like_eager(value):
-    # torch 1.13's lazy masked_fill kept self's shape: MultiheadAttention's
+    # torch's lazy masked_fill keeps self's shape: MultiheadAttention's
     # merge of a [1, L, S] attention mask with a [B*heads, 1, S] padding mask
     # was mis-shaped (a partitioned graph then failed on the shapes).
     g = torch.Generator().manual_seed(2)

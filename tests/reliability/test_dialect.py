@@ -73,7 +73,7 @@ def lazy_graph_schemas():
 
 def test_every_lazy_kernel_op_parses_and_verifies(tmp_path):
     schemas = lazy_graph_schemas()
-    assert len(schemas) > 150, len(schemas)  # 181 in torch 1.13
+    assert len(schemas) > 150, len(schemas)  # 713 on torch 2.14 with our kernels
     funcs = []
     for i, s in enumerate(schemas):
         key = s.name[len("aten::"):] + ("." + s.overload_name if s.overload_name else "")

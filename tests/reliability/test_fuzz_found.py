@@ -15,8 +15,8 @@ DTYPES = ["torch.float32", "torch.int64", "torch.bool", "torch.float64", "torch.
 @pytest.mark.parametrize("first", DTYPES)
 @pytest.mark.parametrize("second", ["torch.float32", "torch.int64", "torch.bool"])
 def test_stack_and_cat_promote_mixed_dtypes(op, first, second):
-    # torch 1.13's lazy stack took the first operand's dtype (int64 + float32
-    # was truncated to int64); eager promotes.
+    # torch's lazy stack takes the first operand's dtype (int64 + float32 is
+    # truncated to int64); eager promotes.
     r = run_isolated(f"""
         g = torch.Generator().manual_seed(0)
         def make(dtype):

@@ -1,10 +1,11 @@
-"""Arguments eager rejects that torch 1.13's lazy shape functions did not
-survive (repeat with fewer repeats than dims: a glog CHECK abort; a
-convolution with stride 0: SIGFPE) or did not check (a kernel larger than
-the padded input gave an empty result; tril of a vector failed only at the
-sync; clone ignored a channels-last format of the wrong rank). The device guard's argument checks
-(ltc_backend/lazy_kernels/argument_checks.cpp) raise eager's own error;
-valid arguments still compile natively. Each case runs in its own process."""
+"""Arguments eager rejects that torch's lazy shape functions do not survive
+(a convolution with stride 0: SIGFPE; repeat with fewer repeats than dims:
+a "Check failed" error, not eager's) or do not check (a kernel larger than
+the padded input gives an empty result; clone ignores a channels-last
+format of the wrong rank). tril of a vector is covered too (torch 2.14
+already raises eager's error at the call). The device guard's argument
+checks (ltc_backend/lazy_kernels/argument_checks.cpp) raise eager's own
+error; valid arguments still compile natively. Each case runs in its own process."""
 import os
 import sys
 

@@ -237,8 +237,8 @@ def test_cpu_scalars_and_cpu_indices_work_like_eager(name):
 
 def test_list_results_of_eager_fallback_ops_are_lazy():
     # _histogramdd_bin_edges has no Lazy kernel: the eager fallback runs it
-    # and must move the list it returns to the lazy device (torch 1.13's left
-    # it on the CPU). (_foreach_add was the example before it got its own
+    # and must move the list it returns to the lazy device (torch's leaves it
+    # on the CPU). (_foreach_add was the example before it got its own
     # kernel, foreach_kernels.cpp.)
     r = run("""
         x = torch.randn(20, 2)
@@ -570,8 +570,8 @@ def test_python_number_operands_of_generic_lazy_ops():
 
 
 def test_tensor_split_with_lazy_indices_tensor():
-    # torch 1.13 wants the indices tensor on the CPU (CUDA raises too); lazy
-    # code that moved everything to the lazy device now works.
+    # torch wants the indices tensor on the CPU (any other device raises);
+    # lazy code that moved everything to the lazy device now works.
     r = run("""
         x = torch.randn(7, 4)
         out = []

@@ -35,7 +35,7 @@ y = torch.randint(0, 10, (64,)).to("lazy")
 samples = {}
 for step in range(1, STEPS + 1):
     if SET_TO_NONE is None:
-        opt.zero_grad()  # torch 1.13's default: set_to_none=False
+        opt.zero_grad()  # torch's default: set_to_none=True on 2.14
     else:
         opt.zero_grad(set_to_none=SET_TO_NONE)
     loss = F.cross_entropy(model(x), y)
@@ -146,7 +146,7 @@ def test_item_error_is_raised_once_and_next_value_is_eager():
     for _ in range(2):  # twice: the compiled graph is reused
         with pytest.raises(IndexError, match="out of bounds"):
             F.cross_entropy(logits.to("lazy"), bad.to("lazy")).item()
-        torch._lazy.wait_device_ops()  # torch 1.13 alone raised it again here
+        torch._lazy.wait_device_ops()  # LTC alone raises it again here
         torch._lazy.mark_step()
         good = torch.tensor([0, 1, 2, 2])
         lazy = F.cross_entropy(logits.to("lazy"), good.to("lazy")).item()

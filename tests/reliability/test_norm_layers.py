@@ -1,15 +1,15 @@
 """Regression tests for batch/group/instance norm on the lazy device: the
-reproducers met while lowering them (wrong dtypes or shapes from torch
-1.13's lazy shape functions, calls that crash eager) and bad inputs, each
-in its own process.
+reproducers met while lowering them (wrong dtypes or shapes from torch's
+lazy shape functions, calls that crash eager) and bad inputs, each in its
+own process.
 """
 from isolated import run_isolated
 
 
 def test_instance_norm_without_running_stats_runs_natively():
-    # F.instance_norm passes an undefined running_mean; torch 1.13's shape
-    # function then typed save_mean/save_invstd UNKNOWN_SCALAR[0] and the
-    # whole graph fell back to TorchScript.
+    # F.instance_norm passes an undefined running_mean; torch's shape
+    # function then types save_mean/save_invstd UNKNOWN_SCALAR[0] (2.14 too),
+    # and the whole graph fell back to TorchScript.
     r = run_isolated("""
         import torch.nn.functional as F
         torch.manual_seed(0)
@@ -32,7 +32,7 @@ def test_instance_norm_without_running_stats_runs_natively():
 
 
 def test_float64_batch_norm_gradients_keep_float64_precision():
-    # torch 1.13 types grad_weight/grad_bias (and save_mean/save_invstd
+    # torch's LTC types grad_weight/grad_bias (and save_mean/save_invstd
     # without running stats) with the default dtype: they were rounded to
     # f32 inside an f64 graph (errors ~1e-7 instead of ~1e-15).
     r = run_isolated("""
@@ -60,7 +60,7 @@ def test_float64_batch_norm_gradients_keep_float64_precision():
 
 
 def test_eval_batch_norm_without_running_stats_raises():
-    # Eager torch 1.13 segfaults on this call; the lazy device raises.
+    # Eager torch 2.14 segfaults on this call; the lazy device raises.
     r = run_isolated("""
         x = torch.randn(4, 3, 5).to("lazy")
         y = torch.native_batch_norm(x, None, None, None, None, False, 0.1, 1e-5)[0]

@@ -8,11 +8,11 @@ of eps * sum(|x|) (the bound of a well-blocked sum; one accumulator over n
 values can be n times that): eager CPU (ATen's cascade sums) stays below ~1.5
 there, ltc_mlir's sequential sums were 30-250 before they were blocked.
 
-f16 decision (documented in README and docs/architecture.md): eager CPU in
-torch 1.13 raises "not implemented for 'Half'" for most f16 kernels (mm,
-softmax, layer_norm, exp, relu...); ltc_mlir computes them the way ATen
-computes bf16: f32 accumulation/opmath, rounded to f16 once. Those cases are
-compared with the op computed in f32 on the same values, rounded to f16.
+f16 decision (documented in README and docs/architecture.md): ltc_mlir
+computes f16 kernels (mm, softmax, layer_norm, exp, relu...) the way ATen
+computes bf16: f32 accumulation/opmath, rounded to f16 once. Cases marked
+so are compared with the op computed in f32 on the same values, rounded to
+f16 (torch 2.14's eager CPU has f16 kernels for these ops too).
 """
 import textwrap
 
@@ -322,8 +322,8 @@ OPS = ["neg", "relu", "exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "
        "unsqueeze", "select", "slice", "cat", "stack", "index_select", "clone", "to_f32",
        "to_f16", "to_bf16", "to_i32", "softmax", "log_softmax", "layer_norm", "nll_loss",
        "cross_entropy", "embedding"]
-# Per-op eager fallbacks of torch 1.13's LTC (no lazy kernel for these dtype
-# combinations), not graphs of ours: allowed in fallback_ops.
+# Per-op eager fallbacks allowed in fallback_ops (not graphs of ours). On
+# torch 2.14, add(bool, bool, alpha=2) takes none: LTC records lazy::add.
 LTC_EAGER_FALLBACK = {("add_alpha", "bool")}
 
 MATRIX_BODY = """

@@ -1,7 +1,7 @@
 """The Python workarounds of python/ltc_mlir/ on torch 2.14
 (docs/torch_workarounds.md lists each with its guarding test): every case
 here fails with its workaround disabled, except the legacy constructors',
-which guards the removal of a torch 1.13 one. Each case runs in its own
+which checks that Tensor.new / new_tensor need none. Each case runs in its own
 process (a pipeline thread outlives a failed test)."""
 import textwrap
 
@@ -91,11 +91,11 @@ def test_storage_methods_raise_a_clear_error(method):
     assert r[1] is None, r  # CPU tensors keep torch's behaviour
 
 
-# --- Tensor.new / new_tensor: the torch 1.13 fix is gone ---------------------
+# --- Tensor.new / new_tensor: no workaround needed ---------------------------
 
 def test_legacy_constructors_follow_torchs_rules_on_lazy():
-    # torch 2.14's legacy constructors work on lazy tensors; the removed
-    # torch 1.13 fix built new() on the CPU and rejected x.new(lazy tensor).
+    # torch 2.14's legacy constructors work on lazy tensors, new() and
+    # x.new(lazy tensor) included, as on the CPU.
     r = run("""
         out = {}
         for device in ("cpu", "lazy"):

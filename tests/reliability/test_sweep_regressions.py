@@ -219,7 +219,7 @@ def test_index_select_zero_dim_self_errors():
         y.cpu()
 
 
-# --- resize_ within the storage (torch 1.13 reversed the strides) ------------
+# --- resize_ within the storage (growing again reads the storage) ------------
 
 def _resize_chain(x):
     x.resize_(2, 2)
@@ -277,8 +277,8 @@ def test_resize_larger_keeps_values_and_compiles(grow):
 
 @pytest.mark.parametrize("shapes", [((5, 5, 5), (25, 5)), ((), (1, 1, 1)), ((3,), (2,))])
 def test_resize_as_within_storage_compiles(shapes):
-    # torch 1.13's functionalization ran resize_as_ below itself, where
-    # resize_ has no Lazy kernel: the eager fallback even for the same size.
+    # torch's functionalization runs resize_as_ below itself, where resize_
+    # has no Lazy kernel: the eager fallback even for the same size.
     x, template = torch.randn(shapes[0]), torch.randn(shapes[1])
     torch._lazy.metrics.reset()
     ltc_mlir.reset_metrics()
@@ -326,9 +326,9 @@ def _slice_positions(shape, size, stride, offset):
 
 @pytest.mark.parametrize("loss", ["sum", "weighted"])
 def test_as_strided_scatter_backward(loss):
-    # torch 1.13's backward for self fills the scattered region from the
-    # gradient and leaves the rest uninitialised (new_empty_strided), in
-    # eager too. Ours is exact: the gradient with the region zeroed (its
+    # torch's backward for self fills the scattered region from the
+    # gradient and zeroes the rest (2.14), in eager too: the reverse of the
+    # right answer. Ours is exact: the gradient with the region zeroed (its
     # values came from src); src's gradient is the region of the gradient.
     g = torch.Generator().manual_seed(0)
     x, src, cot = torch.randn(3, 3, generator=g), torch.randn(2, 2, generator=g), torch.randn(3, 3, generator=g)

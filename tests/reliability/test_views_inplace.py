@@ -170,8 +170,8 @@ def test_partial_write_in_a_loop():
 
 
 def test_index_put_row_keeps_the_rest():
-    """x[idx] = v goes through index_put_ (no Lazy kernel in torch 1.13; ours
-    keeps it in the graph, lazy_kernels/indexing_kernels.cpp)."""
+    """x[idx] = v goes through index_put_ (no Lazy kernel in torch's LTC;
+    ours keeps it in the graph, lazy_kernels/indexing_kernels.cpp)."""
     def fn(x):
         x[_like(x, torch.tensor([0]))] = 5.0
         return x
@@ -326,10 +326,10 @@ def test_as_strided_after_an_inplace_write_through_a_view():
 
 
 # --- 3. in-place ops on views, then detach / clone / .cpu() -------------------
-# torch 1.13's detach of a functionalized lazy view lost the view once its
-# alias group had been mutated: after `v = x[:, 1]; v.mul_(2)`,
-# `v.detach().cpu()` had x's shape [3, 4] (TS backend too). Fixed by our
-# AutogradLazy detach kernel (ltc_backend/view_kernels.cpp).
+# detach / clone / .cpu() of a mutated view must keep the view: after
+# `v = x[:, 1]; v.mul_(2)`, `v.detach().cpu()` has shape [3] (torch 2.14's
+# TS backend gets this right too; our AutogradLazy detach kernel,
+# ltc_backend/view_kernels.cpp, guards it).
 
 VIEWS = {
     "column": lambda x: x[:, 1],
@@ -555,7 +555,7 @@ def test_set_data_of_a_lazy_view_raises_clearly():
 
 
 # --- copies that lazy tensors took for views -------------------------------------
-# Lazy tensors always look contiguous (torch 1.13), so contiguous(),
+# Lazy tensors always look contiguous (torch 2.14), so contiguous(),
 # reshape() and flatten() of a non-contiguous view returned a view of the
 # base where eager copies: writing into the result changed the base.
 # ltc_backend/view_kernels.cpp decides from eager's strides.

@@ -1,8 +1,8 @@
 //===- compiler_group_norm_test.cpp - native_group_norm numerics ----------===//
 //
-// torch 1.13 has no Lazy kernel for native_group_norm (GroupNorm reaches
-// lazy graphs as native_batch_norm, tested end to end against eager in
-// tests/e2e/test_normalization.py), so the group norm lowering is checked
+// The group norm lowering (GroupNorm reaches lazy graphs as
+// native_group_norm, which torch 2.14's LTC has a Lazy kernel for; tested
+// end to end against eager in tests/e2e/test_normalization.py) is checked
 // here against a double-precision reference written from the definition:
 // y = (x - mean) / sqrt(var + eps) * w + b per (n, group), and the textbook
 // gradient dx = rstd * (g - mean(g) - xhat * mean(g * xhat)), g = dy * w.

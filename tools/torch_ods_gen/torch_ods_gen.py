@@ -103,7 +103,7 @@ ODS_RESERVED = {
     "builder", "name", "region", "regions", "successors", "body",
 }
 
-# Class names several schemas map to in torch 1.13, with the schema keeping
+# Class names several schemas map to in torch 2.14, with the schema keeping
 # the plain name first. See the module docstring for the rule.
 EXPECTED_CLASS_COLLISIONS = {
     "AtenAdaptiveAvgPool2dOp": ["adaptive_avg_pool2d", "_adaptive_avg_pool2d"],
