@@ -108,8 +108,7 @@ struct FuseIntoLaterMultiUseConsumer
 void moveReadInitsToInputs(func::FuncOp func) {
   SmallVector<Operation *> candidates;
   func.walk([&](linalg::GenericOp op) {
-    if (!isAllParallel(op) || isa<LoopLikeOpInterface>(op->getParentOp()) ||
-        op->getParentOfType<LoopLikeOpInterface>())
+    if (!isAllParallel(op) || op->getParentOfType<LoopLikeOpInterface>())
       return;
     for (OpOperand &init : op.getDpsInitsMutable())
       if (op.payloadUsesValueFromOperand(&init)) {
