@@ -14,6 +14,8 @@
 #include <torch/csrc/lazy/core/tensor.h>
 #include <torch/library.h>
 
+#include <string>
+
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 
@@ -23,13 +25,14 @@ namespace {
 
 class ZeroFilledScalarEmpty final : public c10::OperatorKernel {
  public:
-  explicit ZeroFilledScalarEmpty(c10::KernelFunction ltc_kernel) : ltc_kernel_(std::move(ltc_kernel)) {}
+  ZeroFilledScalarEmpty(c10::KernelFunction ltc_kernel, bool strided)
+      : ltc_kernel_(std::move(ltc_kernel)), strided_(strided) {}
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
     // LTC's empty_strided is a strided view of an empty(): for 0-dim, take
     // the empty() itself (no strides to apply), which is filled below.
-    if (op.schema().name() == "aten::empty_strided" && (*stack)[0].toSymIntList().empty()) {
+    if (strided_ && (*stack)[0].toSymIntList().empty()) {
       at::TensorOptions options = at::TensorOptions()
                                       .dtype((*stack)[2].toOptional<at::ScalarType>())
                                       .layout((*stack)[3].toOptional<at::Layout>())
@@ -53,6 +56,7 @@ class ZeroFilledScalarEmpty final : public c10::OperatorKernel {
 
  private:
   c10::KernelFunction ltc_kernel_;
+  bool strided_;  // empty_strided (else empty.memory_format)
 };
 
 }  // namespace
@@ -62,10 +66,11 @@ void RegisterZeroFilledScalarEmpty() {
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // we override LTC's kernels on purpose
   for (const char* name : {"empty.memory_format", "empty_strided"}) {
+    const bool strided = std::string(name) == "empty_strided";
     c10::KernelFunction ltc_kernel = RegisteredKernel(FindAtenOp(name), c10::DispatchKey::Lazy);
     TORCH_CHECK(ltc_kernel.isValid(), "ltc_mlir: LTC's ", name, " kernel must be registered first");
     lib->impl(name, torch::CppFunction::makeFromBoxedFunctor(
-                        std::make_unique<ZeroFilledScalarEmpty>(std::move(ltc_kernel))));
+                        std::make_unique<ZeroFilledScalarEmpty>(std::move(ltc_kernel), strided)));
   }
 }
 
