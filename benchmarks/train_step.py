@@ -83,8 +83,8 @@ def main():
     p.add_argument("--threads", type=int, default=None,
                    help="torch.set_num_threads for every mode (ltc_mlir follows it)")
     p.add_argument("--set-to-none", action="store_true",
-                   help="opt.zero_grad(set_to_none=True) (torch 2.x default; avoids torch "
-                        "1.13 LTC's growing memory with zeroed grads)")
+                   help="opt.zero_grad(set_to_none=True), torch 2.x's default; without it "
+                        "the gradients are zeroed in place (set_to_none=False)")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.threads:

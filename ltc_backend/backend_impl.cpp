@@ -20,7 +20,7 @@
 #include "ltc_backend/eager_layout.h"
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
-#include "ltc_backend/inplace_update_flush.h"
+#include "ltc_backend/inplace_write_kernels.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/lowering_context.h"
@@ -28,7 +28,6 @@
 #include "ltc_backend/metrics.h"
 #include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/sync_trace.h"
-#include "ltc_backend/variable_hooks.h"
 #include "ltc_backend/view_kernels.h"
 
 // LTC's code-generated Lazy kernels; exported by libtorch_cpu but declared in
@@ -306,7 +305,6 @@ void InitBackend() {
     RegisterStorageOps();
     RegisterToLazyGuard();
     RegisterViewKernels();
-    InstallVariableHooks();
     // Ops torch 1.13 has no Lazy kernel for, kept in the graph
     // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh),
     // the backward ops of MobileNetV3's hard activations, where.self
@@ -438,7 +436,7 @@ void InitBackend() {
     RegisterMatrixExpKernel();
     RegisterMaskKernels();
     RegisterSearchKernels();
-    RegisterRandomInPlaceKernels();
+    RegisterExponentialKernel();
     RegisterEmbeddingBagKernel();
     RegisterSparseEmbeddingGrad();
     RegisterCtcLossKernels();
@@ -451,8 +449,7 @@ void InitBackend() {
     RegisterDecomposedKernels();
     RegisterFunctionalizedComposites();
     RegisterImplicitCompositesAtFunctionalize();
-    RegisterInplaceUpdateFlush();
-    RegisterForeachKernels();  // before the guards, which wrap them
+    RegisterInplaceWriteKernels();
     RegisterCompositeAutogradKernels();  // after every Lazy kernel
     InstallMutationGuard();
     InstallInferenceModeViewFix();

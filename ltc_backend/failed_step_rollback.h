@@ -5,7 +5,7 @@
 // the step (optimizer.step(), grad accumulation) run, so parameters and
 // optimizer state keep their values and the user can go on. On the lazy
 // device the whole step is one graph: the in-place kernels
-// (inplace_update_flush) call RememberValueBeforeUpdate before each update,
+// (inplace_write_kernels) call RememberValueBeforeUpdate before each update,
 // which keeps the tensor's last computed value until the graph computing
 // the new one has run.
 #pragma once

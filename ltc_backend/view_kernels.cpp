@@ -33,9 +33,10 @@ namespace {
 // detach of a functionalized view: returns the functionalization's own
 // result (a view wrapper with v's view metas plus detach) with what
 // ADInplaceOrView would give it: self's version counter, metadata frozen, no
-// autograd meta. It guards against a shallow-copy detach, which keeps the
-// alias group but not the view metas; on torch 2.14 the TS backend gets
-// `v = x[:, 1]; v.mul_(2); v.detach().cpu()` right without this kernel.
+// autograd meta. Values of detached views are right without it on torch
+// 2.14; what needs it is RememberDetachedView: as_strided of a detached view
+// addresses the base's storage as in eager
+// (test_as_strided_of_a_detached_view_addresses_the_base_storage).
 at::Tensor DetachLazy(c10::DispatchKeySet ks, const at::Tensor& self) {
   // The base of an alias group is right as torch makes it (and cheaper:
   // the copy shares the base's value, a synced tensor is read directly).

@@ -125,14 +125,14 @@ bool MovesBetweenDevices(const c10::OperatorName& name) {
          name.name == "aten::_to_copy" || name.name == "aten::copy";
 }
 
-// F.group_norm and F.batch_norm are composites on the lazy device. The
-// Lazy-key check above sees what they reach: native_group_norm (torch 2.14's
-// LTC has a Lazy kernel for it), which it checks, and native_batch_norm,
-// which it does not. With f64 parameters on an f32 input they promoted or
-// computed where eager's kernels raise. Here, for f32/f64 inputs, parameters
-// of another floating dtype get the probe. (Eager accepts f32 parameters on
-// bf16/f16 inputs, so those are not probed: the probe would run the norm.)
-class NormParameterCheck final : public c10::OperatorKernel {
+// F.batch_norm is a composite on the lazy device. The Lazy-key check above
+// sees what it reaches, native_batch_norm, which it does not check (F.group_norm
+// reaches native_group_norm, which it checks). With f64 parameters on an f32
+// input it promoted where eager's kernel raises. Here, for f32/f64 inputs,
+// parameters of another floating dtype get the probe. (Eager accepts f32
+// parameters on bf16/f16 inputs, so those are not probed: the probe would
+// run the norm.)
+class BatchNormParameterCheck final : public c10::OperatorKernel {
  public:
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
@@ -150,9 +150,8 @@ class NormParameterCheck final : public c10::OperatorKernel {
 size_t InstallLazyDeviceGuard() {
   static torch::Library* norms = new torch::Library(
       torch::Library::IMPL, "aten", c10::DispatchKey::AutogradLazy, __FILE__, __LINE__);
-  for (const char* op : {"group_norm", "batch_norm"})
-    norms->impl(op, torch::CppFunction::makeFromBoxedFunctor(
-                        std::make_unique<NormParameterCheck>()));
+  norms->impl("batch_norm", torch::CppFunction::makeFromBoxedFunctor(
+                                std::make_unique<BatchNormParameterCheck>()));
   // Off only to measure what it costs (benchmarks/lazy_guard_overhead.py).
   const char* env = std::getenv("LTC_MLIR_DEVICE_GUARD");
   if (env != nullptr && std::string(env) == "0") return 0;

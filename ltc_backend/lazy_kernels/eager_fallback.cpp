@@ -103,15 +103,6 @@ void WriteBack(const at::Tensor& cpu, const at::Tensor& original) {
   if (original.defined() && !original.is_same(cpu)) at::_copy_from_and_resize(cpu, original);
 }
 
-// Arguments written by the kernel whose schema may not mark them:
-// rrelu_with_noise fills `noise` (in training), which its backward reads;
-// without the write-back the backward read F.rrelu's uninitialised
-// empty_like. (torch 2.14's schema marks it: `Tensor(b!) noise`.)
-bool WritesUnannotated(const c10::OperatorHandle& op, size_t i) {
-  const c10::OperatorName& name = op.operator_name();
-  return i == 1 && name.name == "aten::rrelu_with_noise" && name.overload_name.empty();
-}
-
 void RunOnCpu(const c10::OperatorHandle& op, const std::optional<c10::Device>& device,
               torch::jit::Stack* stack) {
   const auto& args = op.schema().arguments();
@@ -122,7 +113,7 @@ void RunOnCpu(const c10::OperatorHandle& op, const std::optional<c10::Device>& d
 
   // Mutated arguments: the CPU copies hold the new values.
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!Writes(args[i]) && !WritesUnannotated(op, i)) continue;
+    if (!Writes(args[i])) continue;
     if (originals[i].isTensor()) {
       WriteBack(cpu_args[i].toTensor(), originals[i].toTensor());
     } else if (originals[i].isTensorList()) {

@@ -110,10 +110,9 @@ void RegisterMaskKernels();
 // through the eager fallback.
 void RegisterSearchKernels();
 
-// normal_, uniform_, exponential_ on the Lazy key as their functional ops
-// copied into self (random_inplace_kernels.cpp): randn_like/rand_like ran
-// them through the eager fallback.
-void RegisterRandomInPlaceKernels();
+// exponential_ on the Lazy key as the functional op copied into self
+// (exponential_kernel.cpp): torch 2.14's LTC has none.
+void RegisterExponentialKernel();
 
 // embedding_bag in sum/mean mode as differentiable lazy ops on the
 // AutogradLazy key (embedding_bag_kernel.cpp): _embedding_bag and its
@@ -160,12 +159,6 @@ size_t RegisterFunctionalizedComposites();
 // torch.inference_mode() they reached it and decomposed below it, where
 // their views (F.linear's t()) went to the eager fallback. Returns how many.
 size_t RegisterImplicitCompositesAtFunctionalize();
-
-// torch._foreach_* ops (the foreach=True optimizers) run their per-tensor op
-// on each element under functionalization (foreach_kernels.cpp), in case a
-// functionalization runs them on Meta, where they have no kernel (torch
-// 2.14's TS backend runs them without it). Returns how many ops it covers.
-size_t RegisterForeachKernels();
 
 // dst = src for lazy tensors of one dtype and shape, recorded in the graph
 // (dst.copy_ from a Lazy-key kernel ran a graph for a dst holding host data;

@@ -7,11 +7,6 @@
 // copies across devices and rejects other cross-device writes; so do we:
 // copy_ reads the lazy source back to the destination's device, every other
 // mutating op raises the device-mismatch error.
-//
-// It also turns undefined tensors in `Tensor?[]` arguments into None
-// (Python's `x[:, i] = v` passes the slice as an undefined tensor), guarding
-// the functionalization of index_put_ against "sym_strides() called on an
-// undefined Tensor"; torch 2.14's TS backend takes `x[:, i] = v` without it.
 #include <ATen/ATen.h>
 #include <ATen/FunctionalTensorWrapper.h>
 #include <torch/library.h>
@@ -67,7 +62,6 @@ class MutationDeviceCheck final : public c10::OperatorKernel {
 
   void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                   torch::jit::Stack* stack) {
-    UndefinedToNone(op, stack);
     std::optional<CrossDeviceWrite> bad = FindCrossDeviceWrite(op, *stack);
     if (!bad) return inner_.callBoxed(op, keys, stack);
     if (op.operator_name().name == "aten::copy_") return CopyToEager(*stack);
@@ -91,26 +85,6 @@ class MutationDeviceCheck final : public c10::OperatorKernel {
     self.copy_(inner.to(self.device()), non_blocking);
     torch::jit::drop(stack, 3);
     torch::jit::push(stack, self);
-  }
-
-  // Undefined tensors in Tensor?[] arguments (index_put_'s indices from
-  // Python indexing) become None.
-  static void UndefinedToNone(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
-    const size_t n = op.schema().arguments().size();
-    for (size_t i = stack->size() - n; i < stack->size(); ++i) {
-      c10::IValue& v = (*stack)[i];
-      if (!v.isOptionalTensorList()) continue;
-      bool undefined = false;
-      for (const c10::IValue& e : v.toListRef())
-        undefined |= e.isTensor() && !e.toTensor().defined();
-      if (!undefined) continue;
-      c10::List<std::optional<at::Tensor>> fixed;
-      for (const c10::IValue& e : v.toListRef())
-        fixed.push_back(e.isTensor() && e.toTensor().defined()
-                            ? std::optional<at::Tensor>(e.toTensor())
-                            : std::nullopt);
-      v = std::move(fixed);
-    }
   }
 
   c10::KernelFunction inner_;

@@ -77,30 +77,19 @@ at::Tensor OnMeta(const at::Tensor& t) {
 // Runs the op on meta tensors shaped and typed as its arguments. Returns
 // false when the op has no meta kernel; eager's argument errors propagate.
 bool RunOnMeta(const c10::OperatorHandle& op, const torch::jit::Stack& stack) {
-  // The meta tensors are also held here, so they outlive the call. This
-  // guards a boxed call of an unboxed kernel returning a tuple of out
-  // references (max.dim_max, sort.values: `std::tuple<Tensor&, Tensor&>`)
-  // that drops the arguments before copying the references into them
-  // (heap-use-after-free); torch 2.14's make_boxed_from_unboxed_functor
-  // decays such tuples to values before the drop (decay_if_tuple).
-  std::vector<at::Tensor> alive;
-  auto on_meta = [&](const at::Tensor& t) {
-    alive.push_back(OnMeta(t));
-    return alive.back();
-  };
   torch::jit::Stack probe;
   for (size_t i = 0; i < op.schema().arguments().size(); ++i) {
     const c10::IValue& v = BoxedArgument(op, stack, i);
     if (v.isTensor()) {
-      probe.emplace_back(on_meta(v.toTensor()));
+      probe.emplace_back(OnMeta(v.toTensor()));
     } else if (v.isTensorList()) {
       c10::List<at::Tensor> list;
-      for (const at::Tensor& t : v.toTensorList()) list.push_back(on_meta(t));
+      for (const at::Tensor& t : v.toTensorList()) list.push_back(OnMeta(t));
       probe.emplace_back(std::move(list));
     } else if (v.isOptionalTensorList()) {
       c10::List<std::optional<at::Tensor>> list;
       for (const c10::IValue& e : v.toListRef())
-        list.push_back(e.isTensor() ? std::optional<at::Tensor>(on_meta(e.toTensor()))
+        list.push_back(e.isTensor() ? std::optional<at::Tensor>(OnMeta(e.toTensor()))
                                     : std::nullopt);
       probe.emplace_back(std::move(list));
     } else {

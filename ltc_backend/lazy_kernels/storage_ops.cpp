@@ -9,8 +9,11 @@
 // old group, as in eager where they keep the old storage.
 //
 // nn.utils.parametrize (register_parametrization, remove_parametrizations)
-// and parametrizations.orthogonal rely on set_. On torch 2.14 the
-// TorchScript backend runs x.set_(y) and those without this kernel. The
+// and parametrizations.orthogonal rely on set_. torch 2.14 runs x.set_(y)
+// without this kernel, but views of x taken before then differ from eager
+// and eager's errors are not raised (test_set_storage.py:
+// test_earlier_views_keep_the_old_values, test_errors_are_clear;
+// test_lazy_kernels.py: test_set_source_shares_writes_or_raises). The
 // overloads naming a raw Storage or an offset/size/stride still raise: a
 // lazy tensor's storage cannot be addressed.
 #include <ATen/ATen.h>

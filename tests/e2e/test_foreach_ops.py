@@ -1,10 +1,7 @@
-"""torch._foreach_* ops and the foreach=True optimizers on lazy tensors
-(ltc_backend/lazy_kernels/foreach_kernels.cpp): each runs its per-tensor
-op on every element, the same values as eager, traced into the step's graph
-and compiled natively. (The kernels guard against "Could not run
-'aten::_foreach_add_.List' with arguments from the 'Meta' backend"; torch
-2.14's TS backend runs the _foreach_ ops through their
-CompositeExplicitAutograd kernels without them.)"""
+"""torch._foreach_* ops and the foreach=True optimizers on lazy tensors:
+torch 2.14's CompositeExplicitAutograd kernels run the per-tensor op on
+every element; the values match eager, and the step traces into one graph
+compiled natively."""
 import pytest
 import torch
 import torch._lazy

@@ -269,7 +269,8 @@ def test_fractional_max_pool_draws_its_samples_in_the_graph():
 @pytest.mark.parametrize("kind", ["randn_like", "rand_like", "exponential_"])
 def test_like_factories_stay_native(kind):
     # randn_like/rand_like run below functionalization as empty_like + the
-    # in-place sampler on the Lazy key (random_inplace_kernels.cpp).
+    # in-place sampler on the Lazy key (LTC's normal_/uniform_ kernels;
+    # exponential_ is ours, exponential_kernel.cpp).
     import torch._lazy.metrics as lazy_metrics
     lazy_metrics.reset()
     x = torch.zeros(400, 500)

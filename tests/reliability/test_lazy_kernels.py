@@ -238,8 +238,7 @@ def test_cpu_scalars_and_cpu_indices_work_like_eager(name):
 def test_list_results_of_eager_fallback_ops_are_lazy():
     # _histogramdd_bin_edges has no Lazy kernel: the eager fallback runs it
     # and must move the list it returns to the lazy device (torch's leaves it
-    # on the CPU). (_foreach_add was the example before it got its own
-    # kernel, foreach_kernels.cpp.)
+    # on the CPU).
     r = run("""
         x = torch.randn(20, 2)
         out = torch.ops.aten._histogramdd_bin_edges(x.to("lazy"), [3, 4])

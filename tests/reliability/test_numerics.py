@@ -322,9 +322,6 @@ OPS = ["neg", "relu", "exp", "log", "tanh", "sigmoid", "sqrt", "rsqrt", "abs", "
        "unsqueeze", "select", "slice", "cat", "stack", "index_select", "clone", "to_f32",
        "to_f16", "to_bf16", "to_i32", "softmax", "log_softmax", "layer_norm", "nll_loss",
        "cross_entropy", "embedding"]
-# Per-op eager fallbacks allowed in fallback_ops (not graphs of ours). On
-# torch 2.14, add(bool, bool, alpha=2) takes none: LTC records lazy::add.
-LTC_EAGER_FALLBACK = {("add_alpha", "bool")}
 
 MATRIX_BODY = """
 import torch.nn.functional as F
@@ -486,7 +483,6 @@ def test_dtype_matrix(dtype_matrix, key):
         assert case["native_execute_count"] == 0, case
     else:
         assert case["native_execute_count"] >= 1, case
-    if (op, dt) not in LTC_EAGER_FALLBACK:
-        assert case["fallback_ops"] == {}, case
+    assert case["fallback_ops"] == {}, case
     if "eager_error" in case:
         assert dt == "f16" and case.get("reference") == "f32 rounded to f16", case

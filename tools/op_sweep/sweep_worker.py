@@ -50,8 +50,9 @@ NONDETERMINISTIC = ("rand", "normal", "bernoulli", "dropout", "multinomial", "un
 # the e2e test named checks our values against the exact answer.
 EAGER_WRONG = {
     ("as_strided_scatter", "backward"):
-        "torch 1.13's as_strided_scatter_backward returns uninitialised memory "
-        "(tests/e2e/test_strided_copies.py checks ours)",
+        "torch's as_strided_scatter_backward gives self the gradient only at the "
+        "scattered locations, the reverse of the right answer "
+        "(tests/e2e/test_as_strided_scatter_grad.py checks ours)",
 }
 
 _OPS = {(o.name, o.variant_test_name): o for o in op_db}

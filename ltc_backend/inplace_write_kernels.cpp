@@ -1,8 +1,6 @@
-#include "ltc_backend/inplace_update_flush.h"
+#include "ltc_backend/inplace_write_kernels.h"
 
-#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/core/dispatch/Dispatcher.h>
-#include <c10/core/impl/LocalDispatchKeySet.h>
 #include <torch/library.h>
 
 #include <mutex>
@@ -20,13 +18,6 @@ bool WritesAnArgument(const c10::FunctionSchema& schema) {
   return false;
 }
 
-void Flush(const at::Tensor& t) {
-  if (!t.defined() || !at::functionalization::impl::isFunctionalTensor(t)) return;
-  auto* wrapper = at::functionalization::impl::unsafeGetFunctionalWrapper(t);
-  // A stale wrapper replays the queue itself at its next use.
-  if (wrapper->is_up_to_date()) wrapper->apply_updates();
-}
-
 // Calls fn on every tensor of an argument (Tensor, Tensor?, Tensor[]).
 template <typename Fn>
 void ForEachTensor(const c10::IValue& v, Fn fn) {
@@ -37,7 +28,7 @@ void ForEachTensor(const c10::IValue& v, Fn fn) {
   }
 }
 
-void RunAutogradThenFlush(const c10::OperatorHandle& op, c10::DispatchKeySet,
+void RememberThenRunAutograd(const c10::OperatorHandle& op, c10::DispatchKeySet,
                           torch::jit::Stack* stack) {
   const std::vector<c10::Argument>& args = op.schema().arguments();
   std::vector<c10::IValue> written;
@@ -49,12 +40,6 @@ void RunAutogradThenFlush(const c10::OperatorHandle& op, c10::DispatchKeySet,
     ForEachTensor(v, [](const at::Tensor& t) { RememberValueBeforeUpdate(t); });
   // The kernel every other backend gets for this op (VariableType).
   op.callBoxedForDispatchKey(c10::DispatchKey::Autograd, *stack);
-  // Replaying a view's update runs view-inverse ops on the unwrapped
-  // tensors: below autograd, as inside the functionalization kernels.
-  c10::impl::ExcludeDispatchKeyGuard below_autograd(
-      c10::autograd_dispatch_keyset_with_ADInplaceOrView);
-  for (const c10::IValue& v : written)
-    ForEachTensor(v, [](const at::Tensor& t) { Flush(t); });
 }
 
 // LTC records zero_ as aten::zero(self): the zeroed gradient reads the old
@@ -65,7 +50,7 @@ at::Tensor& ZeroWithoutReadingSelf(at::Tensor& self) { return self.fill_(0); }
 
 }  // namespace
 
-void RegisterInplaceUpdateFlush() {
+void RegisterInplaceWriteKernels() {
   static std::once_flag once;
   std::call_once(once, [] {
     // Lives until exit: destroying it would unregister the kernels.
@@ -86,7 +71,7 @@ void RegisterInplaceUpdateFlush() {
         lib->impl("zero_", TORCH_FN(ZeroWithoutReadingSelf));  // goes on as fill_
       else
         lib->impl(name.c_str(),
-                  torch::CppFunction::makeFromBoxedFunction<&RunAutogradThenFlush>());
+                  torch::CppFunction::makeFromBoxedFunction<&RememberThenRunAutograd>());
     });
   });
 }
