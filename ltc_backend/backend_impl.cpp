@@ -5,7 +5,6 @@
 #include <torch/csrc/lazy/core/internal_ops/ltc_ops.h>
 #include <torch/csrc/lazy/core/lazy_graph_executor.h>
 #include <torch/csrc/lazy/core/metrics.h>
-#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
 #include <ATen/ExpandUtils.h>
 #include <ATen/core/Reduction.h>
@@ -23,19 +22,11 @@
 #include "ltc_backend/inplace_write_kernels.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
-#include "ltc_backend/lowering_context.h"
-#include "ltc_backend/partitioned_graph.h"
 #include "ltc_backend/metrics.h"
 #include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/sync_trace.h"
+#include "ltc_backend/torchscript/boundary.h"
 #include "ltc_backend/view_kernels.h"
-
-// LTC's code-generated Lazy kernels; exported by libtorch_cpu but declared in
-// no header torch ships.
-namespace at {
-void RegisterTorchScriptLazyNativeFunctions();
-void RegisterTorchScriptAutogradLazyNativeFunctions();
-}  // namespace at
 
 namespace ltc_mlir {
 namespace backend {
@@ -44,7 +35,6 @@ namespace {
 using torch::lazy::BackendDataPtr;
 using torch::lazy::BackendDevice;
 using torch::lazy::ComputationPtr;
-using torch::lazy::TSData;
 
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -53,7 +43,7 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 class MlirBackendImpl : public torch::lazy::BackendImplInterface {
  public:
-  MlirBackendImpl() : ts_(torch::lazy::GetTSBackendImpl()) {}
+  MlirBackendImpl() : ts_(TorchScriptBackendServices()) {}
 
   void PrepareToExit() const override { ts_->PrepareToExit(); }
   void SetRngSeed(size_t seed) const override { ts_->SetRngSeed(seed); }
@@ -104,12 +94,11 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
       c10::ArrayRef<const torch::lazy::Node*> post_order,
       torch::lazy::Util::EmissionMap emit_status) const override {
     FreezeSyncTrace();
-    return std::make_unique<MlirLoweringContext>(name, std::move(device), post_order,
-                                                 std::move(emit_status));
+    return MakeLoweringContext(name, std::move(device), post_order, std::move(emit_status));
   }
   std::unique_ptr<torch::lazy::LoweringContext> CreateLoweringContext(
       const std::string& name, BackendDevice device) const override {
-    return std::make_unique<MlirLoweringContext>(name, std::move(device));
+    return MakeLoweringContext(name, std::move(device));
   }
 
   std::vector<std::string> GetCompilationDevices(
@@ -197,9 +186,10 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     std::lock_guard<std::mutex> lock(comp->variants_mutex);
     for (const auto& variant : comp->variants)
       if (variant.first == *wiring) return variant.second;
-    MlirLoweringContext ctx("SyncTensorsGraph", device, trace.post_order, {});
-    for (const torch::lazy::Output& root : roots) ctx.AddResult(root);
-    auto variant = std::dynamic_pointer_cast<MlirComputation>(ctx.Build());
+    std::unique_ptr<torch::lazy::LoweringContext> ctx =
+        MakeLoweringContext("SyncTensorsGraph", device, trace.post_order, {});
+    for (const torch::lazy::Output& root : roots) ctx->AddResult(root);
+    auto variant = std::dynamic_pointer_cast<MlirComputation>(ctx->Build());
     if (!variant || static_cast<size_t>(variant->parameters_size()) != num_arguments)
       return comp;
     CompileComputation(*variant);
@@ -280,8 +270,7 @@ void InitBackend() {
     // idempotent: skipped when torch._lazy.ts_backend.init() already ran,
     // and then the TS fallback stays.
     if (!torch::lazy::hasBackend()) {
-      at::RegisterTorchScriptLazyNativeFunctions();
-      at::RegisterTorchScriptAutogradLazyNativeFunctions();
+      RegisterTorchScriptBackendKernels();
       RegisterLazyEagerFallback();
     }
     static MlirBackendImpl* impl = new MlirBackendImpl();  // lives until exit
@@ -393,7 +382,7 @@ void InitBackend() {
     // Pooling and upsampling lowered in AdaptivePooling/Upsample that LTC
     // has no kernel for (their 2-d siblings have one). With scales None the
     // 1-d ops' TorchScript nodes also match the `.vec` overload: the node
-    // keeps its overload for the emitter (aten_op_node.h, kOverloadAttr).
+    // keeps its overload for the emitter (torch_mlir_emitter.h, kOverloadAttr).
     for (const char* op : {"adaptive_max_pool2d", "adaptive_max_pool2d_backward",
                            "upsample_nearest1d", "upsample_nearest1d_backward",
                            "upsample_linear1d", "upsample_linear1d_backward",

@@ -1,8 +1,6 @@
 // computation: one synced LTC graph, compiled natively or kept for fallback.
 #pragma once
 
-#include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/lazy/backend/lowering_context.h>
 
 #include <atomic>
@@ -15,7 +13,8 @@
 #include "ltc_backend/output_buffer_pool.h"
 #include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/sync_trace.h"
-#include "ltc_backend/torch_mlir_emitter.h"
+#include "ltc_backend/emitted_module.h"
+#include "ltc_backend/torchscript/boundary.h"
 #include "ltc_mlir/runtime/executable.h"
 
 namespace ltc_mlir {
@@ -25,7 +24,7 @@ struct PartitionedGraph;
 
 class MlirComputation : public torch::lazy::Computation {
  public:
-  MlirComputation(std::shared_ptr<torch::jit::Graph> graph,
+  MlirComputation(std::shared_ptr<const TracedGraph> graph,
                   std::vector<torch::lazy::Shape> parameter_shapes,
                   std::vector<torch::lazy::Shape> result_shapes);
 
@@ -37,10 +36,10 @@ class MlirComputation : public torch::lazy::Computation {
     return parameter_names_;
   }
   const torch::lazy::Shape& result_shape() const override { return result_shape_; }
-  // The torch-dialect module when one was emitted, else the TorchScript graph.
+  // The torch-dialect module when one was emitted, else the traced graph.
   const std::string to_string() const override;
 
-  const std::shared_ptr<torch::jit::Graph>& graph() const { return graph_; }
+  const TracedGraph& graph() const { return *graph_; }
   const std::vector<torch::lazy::Shape>& result_shapes() const { return result_shapes_; }
 
   // Set once by Compile().
@@ -91,17 +90,13 @@ class MlirComputation : public torch::lazy::Computation {
   std::vector<std::pair<DagWiring, std::shared_ptr<MlirComputation>>> variants;
 
   bool is_native() const { return executable != nullptr; }
-  // TorchScript executor for the fallback path, created on first use.
-  torch::jit::GraphExecutor& fallback_executor();
 
  private:
-  std::shared_ptr<torch::jit::Graph> graph_;
+  std::shared_ptr<const TracedGraph> graph_;
   std::vector<torch::lazy::Shape> parameter_shapes_;
   std::vector<torch::lazy::Shape> result_shapes_;
   std::vector<std::string> parameter_names_;
   torch::lazy::Shape result_shape_;
-  std::once_flag fallback_once_;
-  std::unique_ptr<torch::jit::GraphExecutor> fallback_executor_;
 };
 
 }  // namespace backend

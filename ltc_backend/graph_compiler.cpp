@@ -14,9 +14,7 @@
 #include "ltc_backend/compile_cache.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/metrics.h"
-#include "ltc_backend/partitioned_graph.h"
 #include "ltc_backend/shape_variants.h"
-#include "ltc_backend/torch_mlir_emitter.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/openmp.h"
 #include "ltc_mlir/runtime/symbols.h"
@@ -33,13 +31,6 @@ std::string OpKey(const std::string& name) {
     s = "aten::" + s.substr(0, s.find('.'));
   }
   return s;
-}
-
-std::vector<std::string> GraphOps(const torch::jit::Graph& graph) {
-  std::vector<std::string> ops;
-  for (const torch::jit::Node* n : graph.nodes())
-    if (n->kind().is_aten()) ops.push_back(n->kind().toQualString());
-  return ops;
 }
 
 std::string Join(const std::vector<std::string>& v, const char* sep) {
@@ -59,11 +50,11 @@ runtime::ArgKind ToRuntimeKind(ValueKind k) {
 
 // The compiled signature must be exactly what LTC will pass and expect.
 std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& comp) {
-  const auto& graph = *comp.graph();
-  const size_t expected = graph.inputs().size() + (comp.rng_seed_input ? 1 : 0);
+  const size_t graph_inputs = comp.parameter_names().size();
+  const size_t expected = graph_inputs + (comp.rng_seed_input ? 1 : 0);
   if (fn.inputs.size() != expected)
     return "compiled function takes " + std::to_string(fn.inputs.size()) +
-           " inputs, the graph has " + std::to_string(graph.inputs().size()) +
+           " inputs, the graph has " + std::to_string(graph_inputs) +
            (comp.rng_seed_input ? " and a random seed" : "");
   if (comp.rng_seed_input && fn.inputs.back().kind != ValueKind::Int)
     return "the random seed argument is not an int";
@@ -113,7 +104,7 @@ void FallBack(MlirComputation& comp, const std::string& why,
               const std::vector<std::string>& blocking_ops) {
   // Every op of the graph runs in TorchScript: that is what fallback_ops
   // counts per execution. The reason names the ops that blocked it.
-  comp.fallback_ops = GraphOps(*comp.graph());
+  comp.fallback_ops = comp.graph().AtenOps();
   std::vector<std::string> blocking;
   for (const std::string& op : blocking_ops) blocking.push_back(OpKey(op));
   std::sort(blocking.begin(), blocking.end());
@@ -315,7 +306,7 @@ void AdoptCode(MlirComputation& comp, const NativeCode& code) {
   if (!mismatch.empty()) return FallBack(comp, "internal error: " + mismatch, {});
   comp.function_result_shapes = FunctionResultShapes(comp, result.function->outputs.size());
   std::map<std::string, int64_t> op_counts;
-  for (const std::string& op : GraphOps(*comp.graph())) op_counts[op]++;
+  for (const std::string& op : comp.graph().AtenOps()) op_counts[op]++;
   comp.native_op_counts.assign(op_counts.begin(), op_counts.end());
   comp.executable = code.executable;
   if (!code.from_disk && !code.reused) Metrics::RecordCompile(comp.name, result.compileTimeMs);
@@ -331,7 +322,7 @@ std::string GraphName(const std::string& module_text) {
 
 void CompileComputation(MlirComputation& comp) {
   auto emit_start = std::chrono::steady_clock::now();
-  EmittedModule emitted = EmitTorchDialect(*comp.graph(), comp.parameter_shapes());
+  EmittedModule emitted = comp.graph().EmitTorchDialect(comp.parameter_shapes());
   double emit_ms = std::chrono::duration<double, std::milli>(
                        std::chrono::steady_clock::now() - emit_start).count();
   comp.torch_dialect = emitted.text;

@@ -13,7 +13,7 @@ namespace backend {
 
 // Emits the torch-dialect module, compiles it through mlir_lowering and sets
 // comp.executable. A graph with ops the compiler cannot lower runs as native
-// segments around them (partitioned_graph.h); on any other failure sets
+// segments around them (TryPartition, torchscript/boundary.h); on any other failure sets
 // comp.fallback_ops / fallback_reason (and warns). Never throws for
 // unsupported graphs.
 void CompileComputation(MlirComputation& comp);

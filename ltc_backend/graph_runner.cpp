@@ -2,7 +2,6 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Functions.h>
-#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
 #include <mutex>
 
@@ -110,37 +109,6 @@ std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
   return std::move(run.results);
 }
 
-namespace {
-
-// TorchScript's interpreter turns an op's error into a std::runtime_error
-// "The following operation failed in the TorchScript interpreter.
-// Traceback ... RuntimeError: <message>". The graph has no TorchScript
-// source a user could read, so the op's own message is raised again (as the
-// named Python exception type where the interpreter kept one), with the
-// graph's name.
-[[noreturn]] void RethrowWithoutInterpreterFrame(const std::exception& e, const std::string& graph) {
-  const std::string text = e.what();
-  const std::string header = "The following operation failed in the TorchScript interpreter.";
-  const std::string trace = "Traceback of TorchScript (most recent call last):\n";
-  size_t start = text.find(trace);
-  if (text.rfind(header, 0) != 0 || start == std::string::npos) throw;
-  std::string rest = text.substr(start + trace.size());
-  size_t colon = rest.find(": ");
-  if (colon == std::string::npos) throw;
-  std::string kind = rest.substr(0, colon);
-  std::string message = rest.substr(colon + 2);
-  while (!message.empty() && message.back() == '\n') message.pop_back();
-  message += "\n(raised while graph " + graph + " ran through the TorchScript fallback)";
-  const c10::SourceLocation here{__func__, __FILE__, static_cast<uint32_t>(__LINE__)};
-  if (kind == "IndexError") throw c10::IndexError(here, message);
-  if (kind == "ValueError") throw c10::ValueError(here, message);
-  if (kind == "TypeError") throw c10::TypeError(here, message);
-  if (kind == "NotImplementedError") throw c10::NotImplementedError(here, message);
-  throw c10::Error(here, message);
-}
-
-}  // namespace
-
 std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
                                         c10::ArrayRef<BackendDataPtr> arguments,
                                         const BackendDevice& device) {
@@ -151,11 +119,7 @@ std::vector<BackendDataPtr> RunFallback(MlirComputation& comp,
     if (data->scalar.has_value()) stack.emplace_back(*data->scalar);
     else stack.emplace_back(data->data());
   }
-  try {
-    comp.fallback_executor().run(stack);
-  } catch (const std::exception& e) {
-    RethrowWithoutInterpreterFrame(e, comp.name);
-  }
+  comp.graph().Interpret(stack, comp.name);
   std::vector<BackendDataPtr> results;
   for (const c10::IValue& v : stack) {
     at::Tensor t = v.toTensor();

@@ -39,7 +39,7 @@ PreparedRun PrepareNative(MlirComputation& comp,
                           const torch::lazy::BackendDevice& device);
 void RunPrepared(MlirComputation& comp, PreparedRun& run, int threads);
 
-// The whole graph through torch::jit::GraphExecutor, as torch's TS backend.
+// The whole graph through its TracedGraph interpreter (torchscript/boundary.h).
 std::vector<torch::lazy::BackendDataPtr> RunFallback(
     MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
     const torch::lazy::BackendDevice& device);

@@ -106,7 +106,7 @@ void Metrics::RecordExecution(bool native, bool cache_hit, double ms,
   state.execute_count++;
   state.execute_time_ms += ms;
   if (cache_hit) state.cache_hits++;
-  // Partially native graphs (partitioned_graph.h) count both kinds.
+  // Partially native graphs (TryPartition, torchscript/boundary.h) count both kinds.
   for (const auto& op : native_ops) state.native_ops[op.first] += op.second;
   if (native) {
     state.native_execute_count++;

@@ -2,7 +2,6 @@
 
 #include <c10/util/Flags.h>
 #include <torch/csrc/lazy/core/config.h>
-#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
 
 #include <algorithm>
 #include <atomic>
@@ -12,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <unordered_set>
+
+#include "ltc_backend/torchscript/boundary.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -181,7 +182,7 @@ std::shared_ptr<const TraceSummary> SummarizeTrace(
     const std::vector<const torch::lazy::Node*>& post_order,
     const std::vector<torch::lazy::Output>& results) {
   auto s = std::make_shared<TraceSummary>();
-  torch::lazy::BackendImplInterface* ts = torch::lazy::GetTSBackendImpl();
+  torch::lazy::BackendImplInterface* ts = TorchScriptBackendServices();
   std::unordered_set<torch::lazy::BackendData::Handle> seen_data;
   for (const torch::lazy::Node* node : post_order) {
     if (torch::lazy::BackendDataPtr data =

@@ -1,9 +1,9 @@
 #include "ltc_backend/sync_trace.h"
 
 #include <climits>
-#include <torch/csrc/lazy/ts_backend/ts_backend_impl.h>
-
 #include <unordered_map>
+
+#include "ltc_backend/torchscript/boundary.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -58,7 +58,7 @@ std::optional<DagWiring> DagFingerprint(c10::ArrayRef<const torch::lazy::Node*> 
                                        c10::ArrayRef<int64_t> data_handles) {
   // Each node's identity: its post-order position, or for device data the
   // parameter it becomes (LTC merges device data with one handle).
-  torch::lazy::BackendImplInterface* ts = torch::lazy::GetTSBackendImpl();
+  torch::lazy::BackendImplInterface* ts = TorchScriptBackendServices();
   NodeIds id(post_order.size());
   std::unordered_map<torch::lazy::BackendData::Handle, int64_t> parameter;
   std::vector<int64_t> words;

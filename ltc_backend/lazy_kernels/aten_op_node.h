@@ -4,8 +4,9 @@
 // every other op falls back to eager per call, cutting the graph. An
 // AtenOpNode records the op's schema, its tensor arguments as operands and
 // everything else as constants. Output shapes and dtypes come from running
-// the op on meta tensors (MetaOutputShapes); the TorchScript lowering emits
-// it as an ordinary builtin call, so the emitter sees a normal aten:: node.
+// the op on meta tensors (MetaOutputShapes). The node itself is made by
+// MakeAtenOpNode (torchscript/boundary.h), whose lowering emits it as an
+// ordinary aten:: call.
 //
 //   RegisterAtenOpKernel("erf");          // erf now stays in the lazy graph
 //
@@ -16,46 +17,15 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 #include <torch/csrc/lazy/core/shape.h>
-#include <torch/csrc/lazy/ts_backend/ts_node.h>
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "ltc_backend/torchscript/boundary.h"
+
 namespace ltc_mlir {
 namespace backend {
-
-// The attribute an AtenOpNode's TorchScript node carries when the schema
-// TorchScript matches from its argument types is not the recorded overload
-// (e.g. upsample_nearest1d with scales None also matches `.vec`): its value is
-// the overload name to emit ("" for the default one).
-constexpr const char* kOverloadAttr = "ltc_overload";
-
-class AtenOpNode : public torch::lazy::TsNode {
- public:
-  // How one schema argument reaches the op.
-  struct Arg {
-    // kOptionalOperandList: a `Tensor?[]` (index's indices); `present`
-    // says which elements are tensors (operands, in order) and which None.
-    enum class Kind { kOperand, kOperandList, kOptionalOperandList, kConstant };
-    Kind kind = Kind::kConstant;
-    size_t first_operand = 0;   // kOperand, kOperandList, kOptionalOperandList
-    size_t num_operands = 0;    // kOperandList, kOptionalOperandList
-    std::vector<bool> present;  // kOptionalOperandList
-    c10::IValue constant;       // kConstant
-  };
-
-  AtenOpNode(c10::OperatorHandle op, torch::lazy::OpList operands, std::vector<Arg> args,
-             std::vector<torch::lazy::Shape> shapes);
-
-  torch::lazy::TSOpVector Lower(std::shared_ptr<torch::jit::GraphFunction> function,
-                                torch::lazy::TSLoweringContext* loctx) const override;
-  std::string ToString() const override;
-
- private:
-  c10::OperatorHandle op_;
-  std::vector<Arg> args_;
-};
 
 // Output shapes and dtypes of `op` for the arguments on the stack (the op's
 // last arguments; tensors on any device), from its Meta (or composite)

@@ -36,14 +36,14 @@ at::Tensor OneHot(const at::Tensor& self, int64_t num_classes) {
       c10::Dispatcher::singleton().findSchemaOrThrow("aten::one_hot", "");
   std::vector<int64_t> sizes = self.sizes().vec();
   sizes.push_back(num_classes);
-  std::vector<AtenOpNode::Arg> args(2);
-  args[0].kind = AtenOpNode::Arg::Kind::kOperand;
+  std::vector<AtenOpArg> args(2);
+  args[0].kind = AtenOpArg::Kind::kOperand;
   args[0].first_operand = 0;
-  args[1].kind = AtenOpNode::Arg::Kind::kConstant;
+  args[1].kind = AtenOpArg::Kind::kConstant;
   args[1].constant = num_classes;
   std::vector<torch::lazy::Shape> shapes{torch::lazy::Shape(at::kLong, sizes)};
-  torch::lazy::NodePtr node = torch::lazy::MakeNode<AtenOpNode>(
-      op, torch::lazy::OpList{lazy->GetIrValue()}, std::move(args), std::move(shapes));
+  torch::lazy::NodePtr node = MakeAtenOpNode(op, torch::lazy::OpList{lazy->GetIrValue()},
+                                             std::move(args), std::move(shapes));
   return torch::lazy::CreateAtenFromLtcTensor(
       torch::lazy::LazyTensor::Create(torch::lazy::Value(node, 0), lazy->GetDevice()));
 }

@@ -1,6 +1,7 @@
 // lowering_context: reuses LTC's TorchScript lowering of every node, then
 // annotates each TorchScript value with the static shape and dtype LTC knows,
-// so that the emitter can write a fully typed torch-dialect module.
+// so that the emitter can write a fully typed torch-dialect module. Made by
+// MakeLoweringContext (boundary.h).
 #pragma once
 
 #include <torch/csrc/lazy/ts_backend/ts_lowering_context.h>

@@ -1,7 +1,16 @@
-#include "ltc_backend/partitioned_graph.h"
-
+// partitioned_graph: a graph holding ops the compiler cannot lower runs as
+// native segments (maximal runs of lowerable ops, compiled like whole
+// graphs) with only the other ops run by ATen's CPU kernels, one by one.
+//
+// Segments are runs of consecutive nodes in the graph's topological order,
+// so no path leaves a segment and comes back into it: each one can run as a
+// unit once its inputs exist. Constants and list constructions are copied
+// into every segment that uses them. Values cross between segments and ATen
+// ops as at::Tensors, without copies.
 #include <ATen/Functions.h>
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/operator.h>
 
 #include <chrono>
 #include <functional>
@@ -9,16 +18,40 @@
 #include <set>
 
 #include "ltc_backend/backend_data.h"
+#include "ltc_backend/computation.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/execution_errors.h"
 #include "ltc_backend/graph_compiler.h"
-#include "ltc_backend/metrics.h"
 #include "ltc_backend/graph_runner.h"
-#include "ltc_backend/torch_mlir_emitter.h"
+#include "ltc_backend/metrics.h"
+#include "ltc_backend/torchscript/boundary.h"
+#include "ltc_backend/torchscript/torch_mlir_emitter.h"
+#include "ltc_backend/torchscript/torchscript_graph.h"
 #include "ltc_mlir/runtime/openmp.h"
 
 namespace ltc_mlir {
 namespace backend {
+
+struct NativeSegment {
+  std::string name;
+  std::shared_ptr<runtime::Executable> executable;
+  std::vector<const torch::jit::Value*> inputs;   // values of the full graph
+  std::vector<const torch::jit::Value*> outputs;  // idem, one per segment output
+  std::vector<OutputRef> output_refs;             // segment output -> result/input
+  std::vector<torch::lazy::Shape> result_shapes;  // per function result
+  bool rng_seed_input = false;
+  std::vector<size_t> input_order;  // function argument -> index in `inputs`
+};
+
+struct PartitionedGraph {
+  // In execution order: a segment index (>= 0), or -1 - i for ATen node i.
+  std::vector<int64_t> steps;
+  std::vector<NativeSegment> segments;
+  std::vector<const torch::jit::Node*> aten_nodes;
+  std::vector<torch::jit::Operation> aten_operations;
+  int64_t native_op_count = 0, total_op_count = 0;
+};
+
 namespace {
 
 using torch::jit::Node;
@@ -125,7 +158,7 @@ torch::lazy::Shape ShapeOf(const Value* v) {
 
 // Builds, emits and compiles the subgraph of one run. False if it cannot.
 bool CompileSegment(const MlirComputation& comp, const Run& run, NativeSegment& seg) {
-  const torch::jit::Graph& graph = *comp.graph();
+  const torch::jit::Graph& graph = JitGraphOf(comp);
   std::unordered_map<const Value*, size_t> graph_input_index;
   for (size_t i = 0; i < graph.inputs().size(); ++i) graph_input_index[graph.inputs()[i]] = i;
 
@@ -201,7 +234,7 @@ bool CompileSegment(const MlirComputation& comp, const Run& run, NativeSegment& 
 
 bool TryPartition(MlirComputation& comp, const std::vector<std::string>& unsupported,
                   const std::string& why) {
-  const torch::jit::Graph& graph = *comp.graph();
+  const torch::jit::Graph& graph = JitGraphOf(comp);
   std::set<std::string> kinds;
   for (const std::string& op : unsupported) kinds.insert(OpKind(op));
   std::set<const Node*> aten;
@@ -256,7 +289,7 @@ std::vector<torch::lazy::BackendDataPtr> RunPartitioned(
     MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
     const torch::lazy::BackendDevice& device) {
   const PartitionedGraph& plan = *comp.partitioned;
-  const torch::jit::Graph& graph = *comp.graph();
+  const torch::jit::Graph& graph = JitGraphOf(comp);
   std::unordered_map<const Value*, c10::IValue> env;
   for (size_t i = 0; i < arguments.size(); ++i) {
     CheckComputed(*arguments[i], "an input of this graph");

@@ -1,7 +1,6 @@
-#include "ltc_backend/torch_mlir_emitter.h"
+#include "ltc_backend/torchscript/torch_mlir_emitter.h"
 
 #include "ltc_backend/config.h"
-#include "ltc_backend/lazy_kernels/aten_op_node.h"
 
 #include <cmath>
 #include <cstdio>
@@ -504,7 +503,7 @@ class Emitter {
     std::string op = "torch.aten." + base;
     std::string overload = schema->overload_name();
     // An AtenOpNode whose arguments also match an earlier overload says which
-    // one it is (aten_op_node.h, kOverloadAttr).
+    // one it is (kOverloadAttr).
     const c10::Symbol overload_attr = c10::Symbol::attr(backend::kOverloadAttr);
     if (node->hasAttribute(overload_attr)) overload = node->s(overload_attr);
     if (!overload.empty()) op += "." + overload;

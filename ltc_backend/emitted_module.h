@@ -1,11 +1,9 @@
-// torch_mlir_emitter: TorchScript graph (as LTC's TS lowering builds it) ->
-// torch-dialect module text, the contract between ltc_backend and
-// mlir_lowering. Emits the generic op form so that the text does not depend
-// on each op's custom assembly format.
+// emitted_module: what the torch-dialect emitter hands the rest of the
+// backend (the module text and how the graph's outputs and inputs map to the
+// function's results and arguments), free of the graph form it came from.
 #pragma once
 
-#include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/lazy/core/shape.h>
+#include <c10/core/ScalarType.h>
 
 #include <string>
 #include <vector>
@@ -38,15 +36,8 @@ struct EmittedModule {
   std::vector<size_t> input_order;
 };
 
-// `input_shapes[i]` is the shape/dtype of graph input i when it is a tensor
-// (LTC knows it from the BackendData). Every other tensor value must carry a
-// complete TensorType (the lowering context sets them from LTC's shapes).
-EmittedModule EmitTorchDialect(
-    const torch::jit::Graph& graph,
-    const std::vector<torch::lazy::Shape>& input_shapes);
-
 // "f32", "si64", ... or "" when the dtype has no torch-dialect spelling.
 std::string DtypeName(c10::ScalarType type);
 
-} // namespace backend
-} // namespace ltc_mlir
+}  // namespace backend
+}  // namespace ltc_mlir

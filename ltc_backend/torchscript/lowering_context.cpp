@@ -1,8 +1,9 @@
-#include "ltc_backend/lowering_context.h"
+#include "ltc_backend/torchscript/lowering_context.h"
 
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
 
 #include "ltc_backend/computation.h"
+#include "ltc_backend/torchscript/torchscript_graph.h"
 
 namespace ltc_mlir {
 namespace backend {
@@ -55,12 +56,26 @@ torch::lazy::ComputationPtr MlirLoweringContext::Build() {
     parameter_shapes.push_back(data->shape());
   std::vector<torch::lazy::Shape> result_shapes;
   for (const torch::lazy::Output& out : results_) result_shapes.push_back(out.shape());
-  auto computation = std::make_shared<MlirComputation>(graph, std::move(parameter_shapes),
-                                                       std::move(result_shapes));
+  auto computation = std::make_shared<MlirComputation>(
+      std::make_shared<const TorchScriptGraph>(graph), std::move(parameter_shapes),
+      std::move(result_shapes));
   if (has_post_order_) computation->wiring = DagFingerprint(post_order_, results_);
   if (has_post_order_ && DebugEnabled())
     computation->trace_summary = SummarizeTrace(post_order_, results_);
   return computation;
+}
+
+std::unique_ptr<torch::lazy::LoweringContext> MakeLoweringContext(
+    const std::string& name, torch::lazy::BackendDevice device) {
+  return std::make_unique<MlirLoweringContext>(name, std::move(device));
+}
+
+std::unique_ptr<torch::lazy::LoweringContext> MakeLoweringContext(
+    const std::string& name, torch::lazy::BackendDevice device,
+    c10::ArrayRef<const torch::lazy::Node*> post_order,
+    torch::lazy::Util::EmissionMap emit_status) {
+  return std::make_unique<MlirLoweringContext>(name, std::move(device), post_order,
+                                               std::move(emit_status));
 }
 
 }  // namespace backend
