@@ -13,6 +13,7 @@
 #include "ltc_backend/pipelined_execution.h"
 #include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/shape_variants.h"
+#include "python/export_bindings.h"
 
 namespace py = pybind11;
 using namespace ltc_mlir::backend;
@@ -113,4 +114,5 @@ PYBIND11_MODULE(_C, m) {
         "(result_like: the tensor argument whose shape the result has, for ops without a Meta "
         "kernel).",
         py::arg("name"), py::arg("result_like") = "");
+  ltc_mlir::RegisterExportBindings(m);
 }

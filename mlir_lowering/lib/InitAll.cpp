@@ -45,6 +45,8 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/MLProgram/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -83,7 +85,7 @@ void ltc_mlir::registerAllDialects(DialectRegistry &registry) {
       .insert<torch::TorchDialect, affine::AffineDialect, arith::ArithDialect,
               bufferization::BufferizationDialect, cf::ControlFlowDialect,
               func::FuncDialect, index::IndexDialect, linalg::LinalgDialect,
-              LLVM::LLVMDialect, math::MathDialect, memref::MemRefDialect,
+              LLVM::LLVMDialect, math::MathDialect, ml_program::MLProgramDialect, memref::MemRefDialect,
               omp::OpenMPDialect, scf::SCFDialect, tensor::TensorDialect,
               ub::UBDialect, vector::VectorDialect>();
 
@@ -92,6 +94,8 @@ void ltc_mlir::registerAllDialects(DialectRegistry &registry) {
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
   cf::registerBufferizableOpInterfaceExternalModels(registry);
+  // Exported modules keep their state in ml_program globals.
+  ml_program::registerBufferizableOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerBufferizableOpInterfaceExternalModels(registry);

@@ -472,6 +472,27 @@ static std::mutex &crashRecoveryMutex() {
   return mutex;
 }
 
+namespace detail {
+
+bool runWithCrashRecovery(llvm::function_ref<void()> body, std::string &crash) {
+  std::lock_guard<std::mutex> lock(crashRecoveryMutex());
+  llvm::CrashRecoveryContext::Enable();
+  llvm::CrashRecoveryContext recovery;
+  bool completed = recovery.RunSafely([&] {
+    try {
+      initializeOnce();
+      body();
+    } catch (const std::exception &e) {
+      crash = std::string("internal error: ") + e.what();
+    }
+  });
+  llvm::CrashRecoveryContext::Disable();
+  if (!completed)
+    crash = describeCrash(recovery.RetCode);
+  return completed && crash.empty();
+}
+} // namespace detail
+
 std::string canonicalTorchModule(const std::string &torchDialectText) {
   std::string canonical;
   std::lock_guard<std::mutex> lock(crashRecoveryMutex());

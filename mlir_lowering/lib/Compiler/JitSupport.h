@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 namespace llvm {
@@ -23,6 +24,12 @@ class LLJIT;
 
 namespace ltc_mlir {
 namespace detail {
+
+/// Runs `body` under llvm::CrashRecoveryContext (one user at a time, see
+/// compileTorchModule) after the one-time set-up of targets and passes.
+/// False when it crashed or threw; `crash` then says how. The state `body`
+/// was working on must then be leaked, not destroyed.
+bool runWithCrashRecovery(llvm::function_ref<void()> body, std::string &crash);
 
 /// Native target, asm printer and parser: once per process.
 void initializeNativeTargetOnce();
