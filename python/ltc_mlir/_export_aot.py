@@ -13,7 +13,6 @@ import os
 import subprocess
 
 from . import _C
-from . import _export_files as files
 
 # element type -> (C dtype code name, bytes); the codes are LTC_<NAME> in the header
 DTYPE_CODES = ["F32", "F64", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL"]
@@ -106,33 +105,49 @@ def _abi_source(name, manifest):
            "#include <stdarg.h>", "#include <stdatomic.h>", "#include <stdio.h>", "#include <stdlib.h>",
            "#include <string.h>", f'#include "{name}.h"', "",
            '#define HIDDEN __attribute__((visibility("hidden")))',
+           "/* LTC_MLIR_UPSTREAM_BUILD: the objects come from stock MLIR tools with the",
+           "   weights inside (cat <name>.mlir <name>.weights.mlir | mlir-opt-22 ...): the",
+           "   mutable globals are theirs, the others private to them. Otherwise they come",
+           "   from ltc_mlir's AOT compile: globals are defined here, filled by _init. */",
+           "#ifndef LTC_MLIR_UPSTREAM_BUILD",
            "extern void *ltc_mlir_rt_alloc(size_t);",
            "extern void *ltc_mlir_rt_aligned_alloc(size_t, size_t);",
-           "extern void ltc_mlir_rt_free(void *);", "",
+           "extern void ltc_mlir_rt_free(void *);",
            "/* The generated code's allocations go through the runtime's buffer cache. */",
            "HIDDEN void *_mlir_memref_to_llvm_alloc(size_t n) { return ltc_mlir_rt_alloc(n); }",
            "HIDDEN void *_mlir_memref_to_llvm_aligned_alloc(size_t a, size_t n) "
            "{ return ltc_mlir_rt_aligned_alloc(a, n); }",
-           "HIDDEN void _mlir_memref_to_llvm_free(void *p) { ltc_mlir_rt_free(p); }", "",
+           "HIDDEN void _mlir_memref_to_llvm_free(void *p) { ltc_mlir_rt_free(p); }",
+           "#endif", "",
            "/* Runtime checks: the first failing check of a call. */",
            "static _Atomic int64_t failed_check = -1;",
            "HIDDEN void ltc_mlir_rt_check_failed(int64_t index) {",
            "  int64_t none = -1;",
            "  atomic_compare_exchange_strong(&failed_check, &none, index);", "}",
+           "/* Its C-interface name, which llvm-request-c-wrappers gives the calls. */",
+           "HIDDEN void _mlir_ciface_ltc_mlir_rt_check_failed(int64_t index) {",
+           "  ltc_mlir_rt_check_failed(index);", "}",
            "static const char *const check_messages[] = {"]
     src += [f"  {_c_string(m)}," for m in manifest["check_messages"]] + ["  0", "};", ""]
-    src += ["/* The globals' storage (the module declares them external). */"]
-    for g in globals_:
-        src.append(f"HIDDEN _Alignas(64) unsigned char {g['name']}[{max(g['nbytes'], 1)}];")
+    src += ["/* The globals' storage. */", "#ifdef LTC_MLIR_UPSTREAM_BUILD"]
+    src += [f"extern unsigned char {g['name']}[];" for g in globals_ if g["mutable"]]
+    src += ["#else"]
+    src += [f"HIDDEN _Alignas(64) unsigned char {g['name']}[{max(g['nbytes'], 1)}];"
+            for g in globals_]
+    src += ["#endif"]
     src += ["", "typedef struct { const char *name; void *data; size_t nbytes; int32_t dtype; "
             "int32_t rank; int64_t shape[8]; } global_info;",
             "static const global_info globals[] = {"]
     for g in globals_:
         shape = ", ".join(str(d) for d in g["shape"]) or "0"
+        if not g["mutable"]:
+            src.append("#ifndef LTC_MLIR_UPSTREAM_BUILD")
         src.append(f"  {{{_c_string(g['name'])}, {g['name']}, {g['nbytes']}, "
                    f"LTC_{TORCH_TO_CODE[g['dtype']]}, {len(g['shape'])}, {{{shape}}}}},")
+        if not g["mutable"]:
+            src.append("#endif")
     src += ["  {0, 0, 0, 0, 0, {0}}", "};",
-            f"static const size_t num_globals = {len(globals_)};", "",
+            "static const size_t num_globals = sizeof globals / sizeof globals[0] - 1;", "",
             "static char last_error[1024];", "static int initialized;",
             "static int fail(int code, const char *fmt, ...) {",
             "  va_list args;", "  va_start(args, fmt);",
@@ -141,6 +156,9 @@ def _abi_source(name, manifest):
             f"const char *{name}_last_error(void) {{ return last_error; }}", "",
             _descriptor_types(ranks), "", _SAFETENSORS_C.replace("PREFIX", up), ""]
     src.append(f"int {name}_init(const char *path) {{")
+    src.append("#ifdef LTC_MLIR_UPSTREAM_BUILD")
+    src.append("  if (!path) { initialized = 1; return 0; }  /* the weights are inside */")
+    src.append("#endif")
     src.append(f"  int rc = load_safetensors(path);")
     src.append("  initialized = rc == 0;")
     src.append("  return rc;")
@@ -334,40 +352,46 @@ static int load_safetensors(const char *path) {
 """
 
 
-def _save_source(name, manifest):
-    """<name>_save: the header is fixed at export time (same layout as the
-    export's safetensors file)."""
-    up = name.upper()
-    header, offset, layout = {}, 0, []
-    for g in manifest["globals"]:
-        header[g["name"]] = {"dtype": _st_dtype(g["dtype"]),
-                             "shape": g["shape"], "data_offsets": [offset, offset + g["nbytes"]]}
-        layout.append((g["name"], offset))
-        offset = (offset + g["nbytes"] + 63) // 64 * 64
-    text = json.dumps(header, separators=(",", ":"))
-    text += " " * ((8 + len(text) + 63) // 64 * 64 - 8 - len(text))
-    src = [f"int {name}_save(const char *path) {{",
-           "  FILE *f = fopen(path, \"wb\");",
-           f"  if (!f) return fail({up}_ERR_IO, \"cannot write %s\", path);",
-           f"  static const char header[] = {_c_string(text)};",
-           "  uint64_t n = sizeof header - 1;",
-           "  unsigned char size_bytes[8];",
-           "  for (int i = 0; i < 8; ++i) size_bytes[i] = (unsigned char)(n >> (8 * i));",
-           "  int ok = fwrite(size_bytes, 1, 8, f) == 8 && fwrite(header, 1, n, f) == n;",
-           "  static const char zeros[64];", "  long long at = 0;"]
-    for gname, start in layout:
-        src.append(f"  ok = ok && fwrite(zeros, 1, {start} - at, f) == (size_t)({start} - at);")
-        src.append(f"  ok = ok && fwrite({gname}, 1, sizeof {gname}, f) == sizeof {gname};")
-        src.append(f"  at = {start} + (long long)sizeof {gname};")
-    src += ["  ok = fclose(f) == 0 && ok;",
-            f"  return ok ? 0 : fail({up}_ERR_IO, \"writing %s failed\", path);",
-            "}", ""]
-    return "\n".join(src)
-
-
-def _st_dtype(torch_dtype):
-    import torch
-    return files.DTYPES[getattr(torch, torch_dtype)][0]
+# <name>_save: the globals in the table, as safetensors (64-byte aligned data).
+_SAVE_C = r"""
+int NAME_save(const char *path) {
+  size_t cap = 256, len = 0, offset = 0;
+  for (size_t i = 0; i < num_globals; ++i)
+    cap += strlen(globals[i].name) + 96 + 21 * (size_t)globals[i].rank;
+  char *header = malloc(cap);
+  if (!header) return fail(PREFIX_ERR_IO, "out of memory");
+  len += snprintf(header + len, cap - len, "{");
+  for (size_t i = 0; i < num_globals; ++i) {
+    const global_info *g = &globals[i];
+    len += snprintf(header + len, cap - len, "%s\"%s\":{\"dtype\":\"%s\",\"shape\":[",
+                    i ? "," : "", g->name, dtype_names[g->dtype]);
+    for (int32_t d = 0; d < g->rank; ++d)
+      len += snprintf(header + len, cap - len, "%s%lld", d ? "," : "", (long long)g->shape[d]);
+    len += snprintf(header + len, cap - len, "],\"data_offsets\":[%zu,%zu]}", offset,
+                    offset + g->nbytes);
+    offset = (offset + g->nbytes + 63) / 64 * 64;
+  }
+  len += snprintf(header + len, cap - len, "}");
+  while ((8 + len) % 64) header[len++] = ' ';
+  FILE *f = fopen(path, "wb");
+  if (!f) { free(header); return fail(PREFIX_ERR_IO, "cannot write %s", path); }
+  unsigned char size_bytes[8];
+  for (int i = 0; i < 8; ++i) size_bytes[i] = (unsigned char)((uint64_t)len >> (8 * i));
+  int ok = fwrite(size_bytes, 1, 8, f) == 8 && fwrite(header, 1, len, f) == len;
+  static const char zeros[64];
+  size_t at = 0;
+  offset = 0;
+  for (size_t i = 0; i < num_globals && ok; ++i) {
+    ok = fwrite(zeros, 1, offset - at, f) == offset - at &&
+         fwrite(globals[i].data, 1, globals[i].nbytes, f) == globals[i].nbytes;
+    at = offset + globals[i].nbytes;
+    offset = (at + 63) / 64 * 64;
+  }
+  ok = fclose(f) == 0 && ok;
+  free(header);
+  return ok ? 0 : fail(PREFIX_ERR_IO, "writing %s failed", path);
+}
+"""
 
 
 def _driver_source(name, manifest):
@@ -379,7 +403,8 @@ def _driver_source(name, manifest):
            " * runs ENTRY (default forward) STEPS times. Inputs are read from",
            " * IO_DIR/<input name>.bin (raw, row-major) when IO_DIR is given, else filled",
            " * with a fixed pattern; outputs of the last run go to IO_DIR/<output name>.bin.",
-           " * SAVE_PATH: the globals afterwards, as safetensors. */",
+           " * SAVE_PATH: the globals afterwards, as safetensors. WEIGHTS \"-\": the",
+           " * weights are inside the library (built by build_with_upstream_mlir.sh). */",
            "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
            f'#include "{name}.h"', "",
            "static size_t element_bytes(int32_t dtype) {",
@@ -408,7 +433,9 @@ def _driver_source(name, manifest):
             "  const char *entry = argc > 2 ? argv[2] : \"forward\";",
             "  int steps = argc > 3 ? atoi(argv[3]) : 1;",
             "  const char *io = argc > 4 ? argv[4] : 0;",
-            f"  if ({name}_init(argv[1]) != 0) {{ fprintf(stderr, \"%s\\n\", {name}_last_error()); "
+            "  /* \"-\": the weights are inside the library (LTC_MLIR_UPSTREAM_BUILD). */",
+            "  const char *weights = strcmp(argv[1], \"-\") == 0 ? 0 : argv[1];",
+            f"  if ({name}_init(weights) != 0) {{ fprintf(stderr, \"%s\\n\", {name}_last_error()); "
             "return 1; }",
             "  int rc = 2;"]
     for e in entries:
@@ -460,28 +487,35 @@ def _run(cmd):
         raise RuntimeError(f"ltc_mlir.export(aot=True): {' '.join(cmd)} failed:\n{p.stderr}")
 
 
-def build(directory, name, module_text, manifest, compiler=None):
-    """Writes <name>.so, <name>.h, <name>_abi.c, <name>_driver.c and
-    <name>_driver into `directory`; returns the manifest's "aot" section."""
-    result = _C._compile_exported(module_text, "", not manifest["portable"])
-    if result["error"]:
-        raise RuntimeError(f"ltc_mlir.export(aot=True): {result['error']}")
-    cc = compiler or os.environ.get("CC", "cc")
-    objects = []
-    for i, obj in enumerate(result["objects"]):
-        path = os.path.join(directory, f".{name}_{i}.o")
-        with open(path, "wb") as f:
-            f.write(obj)
-        objects.append(path)
+def write_sources(directory, name, manifest):
+    """<name>.h, <name>_abi.c and <name>_driver.c; their paths."""
     header, abi, driver = (os.path.join(directory, f"{name}{s}")
                            for s in (".h", "_abi.c", "_driver.c"))
     with open(header, "w") as f:
         f.write(_header(name, manifest))
     with open(abi, "w") as f:
         f.write(_abi_source(name, manifest))
-        f.write(_save_source(name, manifest))
+        f.write(_SAVE_C.replace("NAME", name).replace("PREFIX", name.upper()))
     with open(driver, "w") as f:
         f.write(_driver_source(name, manifest))
+    return header, abi, driver
+
+
+def build(directory, name, module_text, manifest, compiler=None):
+    """Compiles the module and links <name>.so and <name>_driver in
+    `directory` (where write_sources wrote the C files); returns the
+    manifest's "aot" section."""
+    result = _C._compile_exported(module_text, "", not manifest["portable"])
+    if result["error"]:
+        raise RuntimeError(f"ltc_mlir.export(aot=True): {result['error']}")
+    cc = compiler or os.environ.get("CC", "cc")
+    abi, driver = (os.path.join(directory, f"{name}{s}") for s in ("_abi.c", "_driver.c"))
+    objects = []
+    for i, obj in enumerate(result["objects"]):
+        path = os.path.join(directory, f".{name}_{i}.o")
+        with open(path, "wb") as f:
+            f.write(obj)
+        objects.append(path)
     rt = runtime_library_dir()
     library = os.path.join(directory, f"{name}.so")
     _run([cc, "-shared", "-fPIC", "-O2", "-std=c11", f"-Wl,-soname,{name}.so", "-o", library,
@@ -492,6 +526,6 @@ def build(directory, name, module_text, manifest, compiler=None):
     program = os.path.join(directory, f"{name}_driver")
     _run([cc, "-O2", "-std=c11", "-o", program, driver, f"-I{directory}", f"-L{directory}",
           f"-l:{name}.so", "-Wl,-rpath,$ORIGIN"])
-    return {"files": [library, header, abi, driver, program],
+    return {"files": [os.path.basename(library), os.path.basename(program)],
             "compile_time_ms": result["compile_time_ms"],
             "runtime_library_dir": rt}

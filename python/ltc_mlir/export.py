@@ -18,8 +18,11 @@ its optimizer and their tensors are left as they were. Files written to
   <name>.json          manifest: globals (PyTorch name, dtype, shape, state
                        or not), entry points and their signatures, runtime
                        functions the module calls, runtime-check messages
-  with aot=True: <name>.so (C ABI: <name>_init, <name>_forward,
-                 <name>_train_step, ...), <name>.h, <name>_driver.c
+  <name>.h, <name>_abi.c, <name>_driver.c
+                       the C ABI (<name>_init, <name>_forward,
+                       <name>_train_step, ...) and an example program
+  with aot=True: <name>.so (the ABI over natively compiled code) and
+                 <name>_driver
 See docs/export.md."""
 import argparse
 import contextlib
@@ -146,7 +149,9 @@ def _tensor_leaves(value, what):
     out = []
     for path, leaf in leaves_with_path:
         if isinstance(leaf, torch.Tensor):
-            out.append((pytree.keystr(path) or "output", leaf))
+            parts = [str(getattr(k, "key", getattr(k, "idx", getattr(k, "name", k))))
+                     for k in path]
+            out.append(("_".join(parts) or "output", leaf))
     if not out:
         raise ExportError(f"ltc_mlir.export: {what} returned no tensor")
     return out
@@ -158,7 +163,10 @@ def _capture_entry(name, tensors, output_names, state, inputs, symbols, constant
     known = {s.data_id: s for s in state}
     input_ids = {t_id: i for i, (_, t_id) in enumerate(inputs)}
     before = _fallback_ops()
-    captured = _C._export_capture([t for t in tensors] + [s.lazy for s in state],
+    # State the call wrote: tensors that hold a pending value instead of
+    # their device data. (Passing the others would make them all arguments.)
+    changed = [s for s in state if _C._data_id(s.lazy) != s.data_id]
+    captured = _C._export_capture([t for t in tensors] + [s.lazy for s in changed],
                                   list(known) + list(input_ids))
     _check_no_fallback(before, f"entry '{name}'")
     if captured["unsupported_ops"]:
@@ -197,7 +205,7 @@ def _capture_entry(name, tensors, output_names, state, inputs, symbols, constant
         results[index]["returned"] = True
         returned_names.append(output_names[i])
     stored = []
-    for s, (is_result, index, data_id) in zip(state, outputs[len(tensors):]):
+    for s, (is_result, index, data_id) in zip(changed, outputs[len(tensors):]):
         if is_result:
             if results[index]["store_to"]:
                 # Two state tensors got the same new value: store a second copy.
@@ -370,6 +378,8 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
     files.write_weights_mlir(paths["weights_mlir"], blobs)
     manifest = _manifest(name, result, exported_state, constants, mutable, signatures,
                          example_inputs, example_targets, portable, forward_training)
+    manifest["files"]["c_sources"] = [os.path.basename(p) for p in
+                                      _export_aot.write_sources(staging, name, manifest)]
     if aot:
         manifest["aot"] = _export_aot.build(staging, name, result["text"], manifest)
     with open(paths["manifest"], "w") as f:
@@ -479,7 +489,7 @@ def main(argv=None):
         return 1
     written = [f"{args.name}{s}" for s in (".mlir", ".weights.mlir", ".safetensors", ".json")]
     if args.aot:
-        written += [os.path.basename(p) for p in manifest["aot"]["files"]]
+        written += manifest["files"]["c_sources"] + manifest["aot"]["files"]
     print("wrote " + ", ".join(os.path.join(args.out, w) for w in written))
     return 0
 

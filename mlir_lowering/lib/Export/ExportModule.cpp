@@ -229,9 +229,39 @@ private:
     });
   }
 
+  /// A global holds a 0-d value as tensor<1xT>: MLIR 22's
+  /// finalize-memref-to-llvm reads a 0-d memref.global's initial value as a
+  /// splat, which a dense_resource cannot give (it aborts).
+  static RankedTensorType globalType(RankedTensorType type) {
+    if (type.getRank() != 0)
+      return type;
+    return RankedTensorType::get({1}, type.getElementType());
+  }
+
+  Value loadGlobal(OpBuilder &b, Location loc, ml_program::GlobalOp global,
+                   RankedTensorType type) {
+    Value value = ml_program::GlobalLoadOp::create(
+        b, loc, global.getType(), SymbolRefAttr::get(global.getSymNameAttr()));
+    if (global.getType() == type)
+      return value;
+    return tensor::CollapseShapeOp::create(b, loc, type, value,
+                                           ArrayRef<ReassociationIndices>{});
+  }
+
+  void storeGlobal(OpBuilder &b, Location loc, StringRef name, Value value) {
+    auto type = llvm::cast<RankedTensorType>(value.getType());
+    RankedTensorType stored = globalType(type);
+    if (stored != type)
+      value = tensor::ExpandShapeOp::create(b, loc, stored, value,
+                                            ArrayRef<ReassociationIndices>{});
+    ml_program::GlobalStoreOp::create(b, loc, SymbolRefAttr::get(&context, name),
+                                      value);
+  }
+
   ml_program::GlobalOp getOrCreateGlobal(const std::string &name,
-                                         RankedTensorType type,
+                                         RankedTensorType valueType,
                                          std::string &error) {
+    RankedTensorType type = globalType(valueType);
     if (auto existing = out->lookupSymbol<ml_program::GlobalOp>(name)) {
       if (existing.getType() != type)
         error = "global '" + name + "' is read as " + typeText(type) +
@@ -291,9 +321,7 @@ private:
       ml_program::GlobalOp global = getOrCreateGlobal(spec.name, type, error);
       if (!error.empty())
         return fail(error);
-      arg.replaceAllUsesWith(ml_program::GlobalLoadOp::create(
-          b, func.getLoc(), type,
-          SymbolRefAttr::get(global.getSymNameAttr())));
+      arg.replaceAllUsesWith(loadGlobal(b, func.getLoc(), global, type));
     }
     if (failed(func.eraseArguments(erase)))
       return fail("entry '" + entry.name + "': could not drop arguments");
@@ -357,14 +385,16 @@ private:
       if (!keep)
         continue;
       Value value = ret.getOperand(j);
-      if (auto load = value.getDefiningOp<ml_program::GlobalLoadOp>())
+      Value source = value;
+      if (auto collapse = source.getDefiningOp<tensor::CollapseShapeOp>())
+        source = collapse.getSrc();
+      if (auto load = source.getDefiningOp<ml_program::GlobalLoadOp>())
         if (stored.contains(load.getGlobal().getLeafReference().getValue()))
           value = copyOf(value);
       results.push_back(value);
     }
     for (auto &[global, value] : copies)
-      ml_program::GlobalStoreOp::create(
-          b, loc, SymbolRefAttr::get(&context, global), value);
+      storeGlobal(b, loc, global, value);
     func::ReturnOp::create(b, loc, results);
     ret.erase();
     func.setFunctionType(FunctionType::get(
