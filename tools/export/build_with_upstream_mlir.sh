@@ -12,7 +12,10 @@ set -euo pipefail
 dir=$1 name=$2 runtime=${3:-}
 llvm=/usr/lib/llvm-22/bin
 # Serial loops (no OpenMP) keep the program free of any runtime library.
+# canonicalize,cse first, as most pipelines do: the exported stores must
+# survive it (tests/export/test_export_training.py).
 pipeline="builtin.module(\
+canonicalize,cse,\
 one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},\
 buffer-results-to-out-params{modify-public-functions},\
 buffer-deallocation-pipeline,\

@@ -17,9 +17,7 @@
 #include "ltc_mlir/InitAll.h"
 #include "ltc_mlir/Pipelines/Pipelines.h"
 
-#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
@@ -142,24 +140,6 @@ bool attachBlobs(ModuleOp module, const MappedSafetensors &mapped,
   return ok;
 }
 
-/// MLIR 22.1's one-shot bufferization does not count ml_program.global_store
-/// as a read of the stored value (llvm-project PR 177387 fixes it), so the
-/// value's buffer may be shared with one written later, such as the second
-/// result of a linalg op whose two inits are the same tensor.empty (SGD's new
-/// parameter and momentum buffer): the global then receives the other
-/// value. The copies the exporter puts before its stores are canonicalized
-/// away by the pipeline; an explicit allocation with a copy is not, and its
-/// copy is a read the analysis sees.
-void protectGlobalStores(ModuleOp module) {
-  module.walk([](ml_program::GlobalStoreOp store) {
-    OpBuilder b(store);
-    auto type = llvm::cast<RankedTensorType>(store.getValue().getType());
-    Value copy = bufferization::AllocTensorOp::create(b, store.getLoc(), type,
-                                                      ValueRange{}, store.getValue());
-    store.getValueMutable().assign(copy);
-  });
-}
-
 DialectRegistry registry() {
   DialectRegistry r;
   registerAllDialects(r);
@@ -200,7 +180,6 @@ void compileAot(const std::string &moduleText, const AotOptions &options,
     if (!func.isExternal())
       entries.push_back("_mlir_ciface_" + func.getSymName().str());
 
-  protectGlobalStores(*module);
   PassManager pm(&context);
   LinalgToLLVMOptions lowering;
   lowering.externalGemm = options.externalGemm;

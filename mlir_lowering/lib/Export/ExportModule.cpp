@@ -8,11 +8,14 @@
 //  - arguments that are constants (Python scalars LTC passed as data) become
 //    arith.constant and fold into the code;
 //  - results that are new state values become ml_program.global_store.
-// Stores come last, each of a fresh copy nothing else reads: MLIR 22.1's
-// one-shot bufferization treats the stored operand as not read
-// (GlobalStoreOpInterface::bufferizesToMemoryRead is false), so a buffer
-// that is read or written again after the store can be reused before the
-// copy into the global happens (fixed upstream by llvm-project PR 177387).
+// Stores come last, each of a fresh copy nothing else reads
+// (bufferization.alloc_tensor copy(...)): MLIR 22.1's one-shot bufferization
+// treats the stored operand as not read (GlobalStoreOpInterface::
+// bufferizesToMemoryRead is false), so the value's buffer may be shared with
+// one written later, such as the other result of a linalg op whose two inits
+// are the same tensor.empty (SGD's new parameter and momentum buffer); the
+// global then receives the wrong value. Fixed upstream by llvm-project PR
+// 177387, not in 22.1.8.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +28,8 @@
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -366,11 +369,11 @@ private:
         func.getBody().front().getTerminator());
     OpBuilder b(ret);
     Location loc = ret.getLoc();
+    // An allocation with a copy: canonicalization folds a linalg.copy into
+    // a tensor.empty away (and the bug back in), not this.
     auto copyOf = [&](Value value) -> Value {
       auto type = llvm::cast<RankedTensorType>(value.getType());
-      Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                            type.getElementType());
-      return linalg::CopyOp::create(b, loc, value, empty).getResult(0);
+      return bufferization::AllocTensorOp::create(b, loc, type, ValueRange{}, value);
     };
     std::vector<std::pair<std::string, Value>> copies;
     for (auto &[global, index] : spec.stores)
