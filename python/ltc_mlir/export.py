@@ -129,19 +129,30 @@ def _modes(module, training):
 # ---------------------------------------------------------------------------
 # Capture
 
-def _fallback_ops():
-    return dict(_C._metrics()["fallback_ops"])
+def _trace_metrics():
+    m = _C._metrics()
+    return dict(m["fallback_ops"]), m["execute_count"]
 
 
-def _check_no_fallback(before, what):
-    after = _fallback_ops()
-    ran = sorted(op for op, n in after.items() if n > before.get(op, 0))
+def _check_trace(before, what):
+    """The trace since `before` (_trace_metrics()) ran nothing: no op outside
+    compiled code, no graph (a data-dependent op or a read of a value syncs
+    one, and its result would be baked into the program)."""
+    fallback, executed = _trace_metrics()
+    ran = sorted(op for op, n in fallback.items() if n > before[0].get(op, 0))
     if ran:
         raise ExportError(
             f"ltc_mlir.export: {what} runs ops outside compiled code ({', '.join(ran)}): an "
             "exported program has no PyTorch to run them. Replace them with supported ops "
             "(ltc_mlir.metrics()['fallback_reasons'] says why each fell back), or export the "
             "part of the model before or after them")
+    if executed != before[1]:
+        raise ExportError(
+            f"ltc_mlir.export: {what} needed a tensor's value while tracing (an op whose output "
+            "shape depends on the data, such as nonzero, unique, masked_select or boolean "
+            "indexing, or .item(), .tolist() or Python control flow on a tensor): the result "
+            "would be fixed in the exported program. Make the computation static (torch.where "
+            "instead of boolean indexing, shapes from the inputs' sizes)")
 
 
 def _tensor_leaves(value, what):
@@ -157,18 +168,17 @@ def _tensor_leaves(value, what):
     return out
 
 
-def _capture_entry(name, tensors, output_names, state, inputs, symbols, constants):
+def _capture_entry(name, tensors, output_names, state, inputs, symbols, constants, before):
     """One entry point: the graph of `tensors` (the returned values, then the
     state tensors' new values) as an ExportEntry spec."""
+    _check_trace(before, f"entry '{name}'")
     known = {s.data_id: s for s in state}
     input_ids = {t_id: i for i, (_, t_id) in enumerate(inputs)}
-    before = _fallback_ops()
     # State the call wrote: tensors that hold a pending value instead of
     # their device data. (Passing the others would make them all arguments.)
     changed = [s for s in state if _C._data_id(s.lazy) != s.data_id]
     captured = _C._export_capture([t for t in tensors] + [s.lazy for s in changed],
                                   list(known) + list(input_ids))
-    _check_no_fallback(before, f"entry '{name}'")
     if captured["unsupported_ops"]:
         raise ExportError(
             f"ltc_mlir.export: entry '{name}' uses ops ltc_mlir cannot compile: "
@@ -329,30 +339,31 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
     with contextlib.ExitStack() as stack:
         if module is not None and optimizer is not None:
             stack.enter_context(_modes(module, False))
+        before = _trace_metrics()
         with torch.no_grad():
             out = call(*model_inputs)
         leaves = _tensor_leaves(out, "the model")
         entry, used, returned, stored = _capture_entry(
             "forward", [t for _, t in leaves], [n for n, _ in leaves], state,
-            inputs[:len(example_inputs)], symbols, constants)
+            inputs[:len(example_inputs)], symbols, constants, before)
         entries.append(entry)
         signatures["forward"] = (used, returned, stored)
         del out, leaves
     if optimizer is not None:
         with _modes(module, True):
             twin_optimizer.zero_grad(set_to_none=True)
+            before = _trace_metrics()
             out = call(*model_inputs)
             targets = lazy_inputs[len(example_inputs):]
             loss = loss_fn(out, *targets) if loss_fn is not None else out
             if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
                 raise ExportError("ltc_mlir.export: the training step needs a scalar loss: pass "
                                   "loss_fn(output, *example_targets), or a model returning one")
-            before = _fallback_ops()
             loss.backward()
             twin_optimizer.step()
-            _check_no_fallback(before, "the backward pass or the optimizer step")
             entry, used, returned, stored = _capture_entry(
-                "train_step", [loss.detach()], ["loss"], state, inputs, symbols, constants)
+                "train_step", [loss.detach()], ["loss"], state, inputs, symbols, constants,
+                before)
             entries.append(entry)
             signatures["train_step"] = (used, returned, stored)
     mutable = {sym for _, _, stored in signatures.values() for sym in stored}
