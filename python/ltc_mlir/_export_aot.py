@@ -179,12 +179,13 @@ def _abi_source(name, manifest):
     src.append("  memcpy(g->data, src, nbytes);")
     src.append("  return 0;")
     src.append("}")
+    check_global = next((g["name"] for g in globals_ if g["kind"] == "runtime_check"), None)
     for entry in manifest["entries"]:
-        src += _entry_wrapper(name, up, entry)
+        src += _entry_wrapper(name, up, entry, check_global)
     return "\n".join(src) + "\n"
 
 
-def _entry_wrapper(name, up, entry):
+def _entry_wrapper(name, up, entry, check_global):
     e = entry["name"]
     ins, outs = entry["inputs"], entry["outputs"]
     params = []
@@ -228,12 +229,18 @@ def _entry_wrapper(name, up, entry):
                 src.append(f"  {var}.sizes[{d}] = {shape[d]}; {var}.strides[{d}] = {stride};")
                 stride *= shape[d]
             args.append(f"&{var}")
-    src += ["  atomic_store(&failed_check, -1);",
-            f"  _mlir_ciface_{e}({', '.join(args)});",
-            "  int64_t check = atomic_load(&failed_check);",
-            "  if (check >= 0)",
+    src += ["  atomic_store(&failed_check, -1);"]
+    if check_global:
+        # Portable modules store the failed check in a global, not a call.
+        src += [f"  memcpy({check_global}, &(int64_t){{-1}}, sizeof(int64_t));"]
+    src += [f"  _mlir_ciface_{e}({', '.join(args)});",
+            "  int64_t check = atomic_load(&failed_check);"]
+    if check_global:
+        src += [f"  if (check < 0) memcpy(&check, {check_global}, sizeof check);"]
+    src += ["  if (check >= 0)",
             f"    return fail({up}_ERR_RUNTIME_CHECK, \"{e}: %s\", "
-            f"check_messages[check]);",
+            "check < (int64_t)(sizeof check_messages / sizeof *check_messages) - 1 "
+            "? check_messages[check] : \"a runtime check failed\");",
             "  return 0;", "}", ""]
     return src
 

@@ -44,6 +44,8 @@ from . import _export_aot
 from . import _export_files as files
 
 FORMAT = "ltc_mlir.export/1"
+# Portable modules: the number of the first failed runtime check (Export.h).
+CHECK_GLOBAL = "ltc_mlir_failed_check"
 
 
 class ExportError(RuntimeError):
@@ -112,6 +114,30 @@ def _optimizer_twin(optimizer, param_names, lazy_params, state, symbols):
                 twin_state[key] = lazy
             twin.state[lp] = twin_state
     return twin
+
+
+@contextlib.contextmanager
+def _transformers_tracing():
+    """Hugging Face models skip their data-dependent checks (a packed-sequence
+    test on position_ids, mask shortcuts) when transformers' is_tracing()
+    says a graph is being traced, as under torch.export; so does export here.
+    Each module that imported the function gets the replacement for the
+    trace."""
+    original = getattr(sys.modules.get("transformers.utils.import_utils"), "is_tracing", None)
+    if original is None:
+        yield
+        return
+    patched = []
+    for module in list(sys.modules.values()):
+        if getattr(module, "__name__", "").startswith("transformers") and \
+                getattr(module, "is_tracing", None) is original:
+            module.is_tracing = lambda tensor=None: True
+            patched.append(module)
+    try:
+        yield
+    finally:
+        for module in patched:
+            module.is_tracing = original
 
 
 @contextlib.contextmanager
@@ -337,6 +363,7 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
     model_inputs = lazy_inputs[:len(example_inputs)]
     forward_training = module.training if module is not None else False
     with contextlib.ExitStack() as stack:
+        stack.enter_context(_transformers_tracing())
         if module is not None and optimizer is not None:
             stack.enter_context(_modes(module, False))
         before = _trace_metrics()
@@ -350,7 +377,7 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
         signatures["forward"] = (used, returned, stored)
         del out, leaves
     if optimizer is not None:
-        with _modes(module, True):
+        with _transformers_tracing(), _modes(module, True):
             twin_optimizer.zero_grad(set_to_none=True)
             before = _trace_metrics()
             out = call(*model_inputs)
@@ -380,6 +407,9 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
               ("safetensors", ".safetensors"), ("manifest", ".json")]}
     with open(paths["module"], "w") as f:
         f.write(result["text"])
+    if CHECK_GLOBAL in dict(result["global_types"]):
+        # Portable modules report a failed runtime check here (-1: none).
+        constants.append((CHECK_GLOBAL, torch.tensor(-1, dtype=torch.int64)))
     blobs = [(s.symbol, s.host) for s in exported_state] + constants
     for symbol, value in blobs:
         if value.dtype not in files.DTYPES:
@@ -418,10 +448,12 @@ def _manifest(name, result, exported_state, constants, mutable, signatures, exam
                             "mutable": s.symbol in mutable, "state": True,
                             "nbytes": s.host.numel() * s.host.element_size()})
     for symbol, value in constants:
-        globals_out.append({"name": symbol, "torch_name": None, "kind": "constant",
+        check = symbol == CHECK_GLOBAL
+        globals_out.append({"name": symbol, "torch_name": None,
+                            "kind": "runtime_check" if check else "constant",
                             "dtype": str(value.dtype).replace("torch.", ""),
                             "shape": list(value.shape), "mlir_type": types_by_global[symbol],
-                            "mutable": False, "state": False,
+                            "mutable": check, "state": False,
                             "nbytes": value.numel() * value.element_size()})
     all_inputs = list(example_inputs) + list(example_targets)
     entries = []

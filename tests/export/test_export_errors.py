@@ -108,3 +108,34 @@ def test_command_line(tmp_path):
                         "--input", "2x4", "--out", str(tmp_path / "x"), "--name", "bad-name"],
                        capture_output=True, text=True, timeout=300, env=env)
     assert p.returncode == 1 and "C identifier" in p.stderr
+
+
+@pytest.mark.parametrize("path", ["aot", "upstream"])
+def test_runtime_checks_become_error_codes(path, tmp_path):
+    """An out-of-range token id at run time: the C call returns
+    ..._ERR_RUNTIME_CHECK with eager's message, in both the AOT library
+    (runtime call) and the portable module (the check global)."""
+    from export_testing import build_driver, build_upstream, write_inputs
+    from test_export_upstream import gpt2_decoder
+    model = gpt2_decoder()
+    ids = torch.randint(0, 96, (1, 8))
+    manifest = ltc_mlir.export(model, (ids,), tmp_path, name="g", aot=(path == "aot"),
+                               portable=(path == "upstream"))
+    if path == "upstream":
+        assert manifest["runtime_functions"] == []
+        assert any(g["kind"] == "runtime_check" for g in manifest["globals"])
+        driver = build_driver(tmp_path, "g", build_upstream(tmp_path, "g"), str(tmp_path / "d"))
+        weights = "-"
+    else:
+        assert manifest["runtime_functions"] == ["ltc_mlir_rt_check_failed"]
+        driver, weights = str(tmp_path / "g_driver"), str(tmp_path / "g.safetensors")
+    io = str(tmp_path / "io")
+    write_inputs(io, manifest, "forward", {"inputs": [ids]})
+    ok = subprocess.run([driver, weights, "forward", "1", io], capture_output=True, text=True,
+                        timeout=300)
+    assert ok.returncode == 0, ok.stderr
+    write_inputs(io, manifest, "forward", {"inputs": [torch.full((1, 8), 500)]})
+    bad = subprocess.run([driver, weights, "forward", "1", io], capture_output=True, text=True,
+                         timeout=300)
+    assert bad.returncode == 1 and "forward: " in bad.stderr and "index" in bad.stderr.lower(), \
+        bad.stderr

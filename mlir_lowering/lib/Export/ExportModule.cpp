@@ -31,6 +31,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MLProgram/IR/MLProgram.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -89,6 +90,8 @@ public:
                     "' is not a C identifier");
       globalSpecs[global.name] = global;
     }
+    if (options.portable)
+      globalSpecs[kFailedCheckGlobal] = ExportGlobal{kFailedCheckGlobal, true};
     llvm::StringSet<> names;
     for (const ExportEntry &entry : entries) {
       if (!isCIdentifier(entry.name) || !names.insert(entry.name).second)
@@ -107,8 +110,16 @@ public:
         return fail("canonicalizing the exported module failed: " +
                     diagnostics);
     }
-    for (auto &[func, stores] : pendingStores)
-      addStores(func, stores);
+    for (auto &[func, stores] : pendingStores) {
+      Value failedCheck;
+      if (options.portable && !checksToState(func, failedCheck))
+        return false;
+      addStores(func, stores, failedCheck);
+    }
+    if (options.portable)
+      if (auto decl = out->lookupSymbol<func::FuncOp>(kRuntimeCheckFailedFuncName))
+        if (SymbolTable::symbolKnownUseEmpty(decl, *out))
+          decl.erase();
     if (failed(verify(*out)))
       return fail("the exported module does not verify: " + diagnostics);
 
@@ -365,11 +376,59 @@ private:
 
   // Copies first (they may read globals about to be written), then the
   // stores, then the return of what the caller gets.
-  void addStores(func::FuncOp func, const Stores &spec) {
+  /// Portable modules call nothing outside: each runtime check
+  /// (`scf.if %failed { func.call @ltc_mlir_rt_check_failed(%i) }` at the
+  /// function's top level) instead selects its number into a running "first
+  /// failed check" value (-1: none), which the entry stores into the global
+  /// kFailedCheckGlobal for the caller to read after the call.
+  bool checksToState(func::FuncOp func, Value &first) {
+    std::vector<scf::IfOp> checks;
+    bool nested = false;
+    func.walk([&](func::CallOp call) {
+      if (call.getCallee() != kRuntimeCheckFailedFuncName)
+        return;
+      auto ifOp = llvm::dyn_cast<scf::IfOp>(call->getParentOp());
+      if (!ifOp || ifOp->getParentOp() != func || ifOp.getNumResults() != 0 ||
+          !ifOp.getElseRegion().empty() ||
+          ifOp.getThenRegion().front().getOperations().size() != 2)
+        nested = true;
+      else
+        checks.push_back(ifOp);
+    });
+    if (nested)
+      return fail("entry '" + func.getSymName().str() +
+                  "': a runtime check inside a loop cannot be exported portable; "
+                  "export it without portable=True");
+    if (checks.empty())
+      return true;
+    OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+    Location loc = func.getLoc();
+    first = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1));
+    Value zero = arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(0));
+    for (scf::IfOp check : checks) {
+      auto call = llvm::cast<func::CallOp>(check.getThenRegion().front().front());
+      b.setInsertionPoint(check);
+      Value none = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, first, zero);
+      Value take = arith::AndIOp::create(b, loc, check.getCondition(), none);
+      first = arith::SelectOp::create(b, loc, take, call.getOperand(0), first);
+      check.erase();
+    }
+    std::string error;
+    (void)getOrCreateGlobal(kFailedCheckGlobal,
+                            RankedTensorType::get({}, b.getI64Type()), error);
+    return error.empty() || fail(error);
+  }
+
+  void addStores(func::FuncOp func, const Stores &spec, Value failedCheck) {
     auto ret = llvm::cast<func::ReturnOp>(
         func.getBody().front().getTerminator());
     OpBuilder b(ret);
     Location loc = ret.getLoc();
+    if (failedCheck) {
+      Value tensor = tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({}, failedCheck.getType()), failedCheck);
+      storeGlobal(b, loc, kFailedCheckGlobal, tensor);
+    }
     // An allocation with a copy: canonicalization folds a linalg.copy into
     // a tensor.empty away (and the bug back in), not this.
     auto copyOf = [&](Value value) -> Value {

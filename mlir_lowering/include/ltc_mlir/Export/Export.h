@@ -52,11 +52,17 @@ struct ExportGlobal {
   bool isMutable = false;
 };
 
+/// Portable modules report runtime checks in this mutable i64 global (as
+/// tensor<1xi64>): the number of the first failed check of the last call,
+/// -1 when none failed. Its initial value is the blob of the same key.
+inline constexpr const char kFailedCheckGlobal[] = "ltc_mlir_failed_check";
+
 struct ExportOptions {
-  /// Generated kernels only: no call into ltc_mlir's runtime library
-  /// (convolutions are lowered to linalg instead of oneDNN). Graphs with
-  /// ops that exist only as runtime calls (sorts, LAPACK, igamma, CTC loss)
-  /// then fail to export, naming the function.
+  /// Generated kernels only: no call outside the module (convolutions are
+  /// lowered to linalg instead of oneDNN, runtime checks set
+  /// kFailedCheckGlobal). Graphs with ops that exist only as runtime calls
+  /// (sorts, LAPACK, igamma, CTC loss) then fail to export, naming the
+  /// function.
   bool portable = false;
 };
 
