@@ -96,6 +96,8 @@ def test_exported_training_step_matches_eager(kind, path, tmp_path):
 
     last_loss = eager_steps(model, opt, loss_fn, x, y)
     got = read_state(state_path)
+    checks = {g["name"] for g in manifest["globals"] if g["kind"] == "runtime_check"}
+    assert all(got.pop(name).item() == -1 for name in checks), "no runtime check failed"
     expected = eager_state(manifest, model, opt)
     assert set(got) == set(expected)
     for name, value in expected.items():
