@@ -7,6 +7,7 @@
 
 #include <unordered_set>
 
+#include "ltc_backend/backend_impl.h"
 #include "ltc_backend/export_capture.h"
 #include "ltc_mlir/Export/Export.h"
 
@@ -104,6 +105,7 @@ py::dict CompileExported(const std::string& text, const std::string& weights_pat
   d["objects"] = objects;
   d["error"] = result.error;
   d["compile_time_ms"] = result.compileTimeMs;
+  d["target"] = result.target;
   return d;
 }
 
@@ -127,6 +129,7 @@ void RegisterExportBindings(py::module_& m) {
   m.def("_export_capture", &Capture,
         "The pending graph of lazy tensors as a torch-dialect module, without running it.");
   m.def("_data_id", &backend::DataId);
+  m.def("_set_adopt_host_tensors", &backend::SetAdoptHostTensors);
   m.def("_export_module", &ExportModule);
   m.def("_compile_exported", &CompileExported);
   m.def("_load_exported", &LoadExported);

@@ -138,7 +138,13 @@ def _abi_source(name, manifest):
     src += ["", "typedef struct { const char *name; void *data; size_t nbytes; int32_t dtype; "
             "int32_t rank; int64_t shape[8]; } global_info;",
             "static const global_info globals[] = {"]
-    for g in globals_:
+    # The table's order is that of the safetensors files: no gaps, and each
+    # tensor aligned to 64 bytes or its element (_export_files.write_safetensors).
+    element_bytes = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2,
+                     "bfloat16": 2, "int16": 2}
+    table = sorted(globals_, key=lambda g: (g["nbytes"] % 64 != 0,
+                                            -element_bytes.get(g["dtype"], 1)))
+    for g in table:
         shape = ", ".join(str(d) for d in g["shape"]) or "0"
         if not g["mutable"]:
             src.append("#ifndef LTC_MLIR_UPSTREAM_BUILD")
@@ -359,7 +365,7 @@ static int load_safetensors(const char *path) {
 """
 
 
-# <name>_save: the globals in the table, as safetensors (64-byte aligned data).
+# <name>_save: the globals in the table's order, as safetensors.
 _SAVE_C = r"""
 int NAME_save(const char *path) {
   size_t cap = 256, len = 0, offset = 0;
@@ -376,7 +382,7 @@ int NAME_save(const char *path) {
       len += snprintf(header + len, cap - len, "%s%lld", d ? "," : "", (long long)g->shape[d]);
     len += snprintf(header + len, cap - len, "],\"data_offsets\":[%zu,%zu]}", offset,
                     offset + g->nbytes);
-    offset = (offset + g->nbytes + 63) / 64 * 64;
+    offset += g->nbytes;
   }
   len += snprintf(header + len, cap - len, "}");
   while ((8 + len) % 64) header[len++] = ' ';
@@ -385,15 +391,8 @@ int NAME_save(const char *path) {
   unsigned char size_bytes[8];
   for (int i = 0; i < 8; ++i) size_bytes[i] = (unsigned char)((uint64_t)len >> (8 * i));
   int ok = fwrite(size_bytes, 1, 8, f) == 8 && fwrite(header, 1, len, f) == len;
-  static const char zeros[64];
-  size_t at = 0;
-  offset = 0;
-  for (size_t i = 0; i < num_globals && ok; ++i) {
-    ok = fwrite(zeros, 1, offset - at, f) == offset - at &&
-         fwrite(globals[i].data, 1, globals[i].nbytes, f) == globals[i].nbytes;
-    at = offset + globals[i].nbytes;
-    offset = (at + 63) / 64 * 64;
-  }
+  for (size_t i = 0; i < num_globals && ok; ++i)
+    ok = fwrite(globals[i].data, 1, globals[i].nbytes, f) == globals[i].nbytes;
   ok = fclose(f) == 0 && ok;
   free(header);
   return ok ? 0 : fail(PREFIX_ERR_IO, "writing %s failed", path);
@@ -534,5 +533,5 @@ def build(directory, name, module_text, manifest, compiler=None):
     _run([cc, "-O2", "-std=c11", "-o", program, driver, f"-I{directory}", f"-L{directory}",
           f"-l:{name}.so", "-Wl,-rpath,$ORIGIN"])
     return {"files": [os.path.basename(library), os.path.basename(program)],
-            "compile_time_ms": result["compile_time_ms"],
+            "compile_time_ms": result["compile_time_ms"], "target": result["target"],
             "runtime_library_dir": rt}

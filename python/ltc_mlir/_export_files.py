@@ -2,9 +2,9 @@
 and as an MLIR `dialect_resources` block, and the names and types they share.
 
 Both weight files hold the same bytes under the same keys (the globals'
-symbols). Blobs start on 64-byte boundaries in both, so that a loader can map
-the safetensors file and hand MLIR pointers into it (see
-mlir_lowering/lib/Export/AotCompile.cpp)."""
+symbols). A loader can map the safetensors file and hand MLIR pointers into
+it (mlir_lowering/lib/Export/AotCompile.cpp): each tensor there is aligned
+at least to its element size."""
 import json
 import re
 import struct
@@ -88,14 +88,18 @@ def _padded(n):
 
 
 def write_safetensors(path, tensors, metadata=None):
-    """tensors: list of (key, host tensor). Each blob starts 64-byte aligned
-    (the header is padded with spaces, which the format allows)."""
+    """tensors: list of (key, host tensor). The format allows no gaps between
+    tensors, only spaces after the header (padded to 64 bytes): tensors whose
+    size is a multiple of 64 bytes come first and start 64-byte aligned, the
+    others follow by decreasing element size, each aligned to its element."""
+    order = sorted(tensors, key=lambda kt: (kt[1].numel() * kt[1].element_size() % ALIGNMENT != 0,
+                                            -kt[1].element_size()))
     header, offset = {}, 0
-    for key, t in tensors:
+    for key, t in order:
         nbytes = t.numel() * t.element_size()
         header[key] = {"dtype": DTYPES[t.dtype][0], "shape": list(t.shape),
                        "data_offsets": [offset, offset + nbytes]}
-        offset = _padded(offset + nbytes)
+        offset += nbytes
     if metadata:
         header["__metadata__"] = {k: str(v) for k, v in metadata.items()}
     text = json.dumps(header, separators=(",", ":")).encode()
@@ -103,13 +107,8 @@ def write_safetensors(path, tensors, metadata=None):
     with open(path, "wb") as f:
         f.write(struct.pack("<Q", len(text)))
         f.write(text)
-        written = 0
-        for key, t in tensors:
-            start = header[key]["data_offsets"][0]
-            f.write(b"\0" * (start - written))
-            data = tensor_bytes(t)
-            f.write(data)
-            written = start + len(data)
+        for _, t in order:
+            f.write(tensor_bytes(t))
 
 
 def read_safetensors(path):

@@ -33,6 +33,7 @@ import os
 import shutil
 import sys
 import tempfile
+import traceback
 import types
 
 import torch
@@ -65,7 +66,13 @@ class _StateTensor:
 
 
 def _lazy_twin(t, requires_grad=False):
-    twin = t.detach().to("lazy")
+    """A lazy tensor with t's value. It shares t's storage (the trace never
+    runs a graph, so nothing writes it): a 1 GB model does not take 2 GB."""
+    _C._set_adopt_host_tensors(True)
+    try:
+        twin = t.detach().to("lazy")
+    finally:
+        _C._set_adopt_host_tensors(False)
     return twin.requires_grad_(requires_grad) if requires_grad else twin
 
 
@@ -158,6 +165,16 @@ def _modes(module, training):
 def _trace_metrics():
     m = _C._metrics()
     return dict(m["fallback_ops"]), m["execute_count"]
+
+
+def _drop_pending_values(state):
+    """The twins' new values were captured, never to run: empty data in
+    their place, so that no later mark_step runs the traced step (the
+    functionalization layer keeps references the Python side cannot drop)."""
+    empty = _lazy_twin(torch.empty(0))
+    with torch.no_grad():
+        for s in state:
+            s.lazy.data = empty.to(s.lazy.dtype)
 
 
 def _check_trace(before, what):
@@ -300,15 +317,38 @@ def export(module_or_fn, example_inputs, path, *, optimizer=None, loss_fn=None,
                           "the files and the C functions")
     out_dir = os.path.abspath(os.fspath(path))
     staging = _staging_dir(out_dir, name)
+    error = None
     try:
         manifest = _export_into(staging, module_or_fn, example_inputs, example_targets,
                                 optimizer, loss_fn, name, portable, aot)
         for entry in sorted(os.listdir(staging)):
             os.replace(os.path.join(staging, entry), os.path.join(out_dir, entry))
-        return manifest
+    except Exception as e:  # noqa: BLE001  (re-raised below)
+        error = e
     finally:
         shutil.rmtree(staging, ignore_errors=True)
-        gc.collect()
+    if error is None:
+        _settle()
+        return manifest
+    # Raised from here with no frame of the trace in its traceback: those
+    # frames hold lazy tensors whose pending graphs the caller's next
+    # mark_step would otherwise run. An unexpected error keeps its traceback
+    # as text.
+    if not isinstance(error, ExportError):
+        error.add_note("".join(traceback.format_exception(error)))
+    error.__context__ = None
+    error = error.with_traceback(None)
+    _settle()
+    raise error
+
+
+def _settle():
+    """After the trace: its lazy tensors die, and a mark_step turns what the
+    model's code cached on the lazy device while tracing (transformers keeps
+    scalar tensors) into data, as the mark_step of a training loop would;
+    left pending, the caller's next step would compile it into its graph."""
+    gc.collect()
+    torch._lazy.mark_step()
 
 
 def _staging_dir(out_dir, name):
@@ -393,6 +433,9 @@ def _export_into(staging, fn, example_inputs, example_targets, optimizer, loss_f
                 before)
             entries.append(entry)
             signatures["train_step"] = (used, returned, stored)
+            twin_optimizer.zero_grad(set_to_none=True)
+            del out, loss
+    _drop_pending_values(state)
     mutable = {sym for _, _, stored in signatures.values() for sym in stored}
     read = {a["name"] for e in entries for a in e["arguments"] if a["kind"] == "global"}
     exported_state = [s for s in state if s.symbol in read or s.symbol in mutable]

@@ -116,7 +116,7 @@ def test_runtime_checks_become_error_codes(path, tmp_path):
     ..._ERR_RUNTIME_CHECK with eager's message, in both the AOT library
     (runtime call) and the portable module (the check global)."""
     from export_testing import build_driver, build_upstream, write_inputs
-    from test_export_upstream import gpt2_decoder
+    from test_export_inference import gpt2_decoder
     model = gpt2_decoder()
     ids = torch.randint(0, 96, (1, 8))
     manifest = ltc_mlir.export(model, (ids,), tmp_path, name="g", aot=(path == "aot"),

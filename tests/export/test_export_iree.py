@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from export_testing import export, run
-from test_export_upstream import CASES
+from test_export_inference import CASES
 
 iree_runtime = pytest.importorskip("iree.runtime")
 IREE_COMPILE = os.path.join(os.path.dirname(sys.executable), "iree-compile")

@@ -128,3 +128,18 @@ def test_exported_forward_reads_what_train_step_wrote(tmp_path):
     torch.testing.assert_close(read_outputs(io, manifest, "forward")["output"], expected,
                                atol=5e-5, rtol=5e-5)
     assert os.path.getsize(state_path) > 0
+
+
+def test_saved_state_is_standard_safetensors(tmp_path):
+    """<name>_save writes a file the safetensors package reads."""
+    from safetensors.torch import load_file
+    model, opt, loss_fn, x, y = setup("mlp")
+    manifest = export(model, (x,), tmp_path, optimizer=opt, loss_fn=loss_fn,
+                      example_targets=(y,), name="mlp", aot=True)
+    io = str(tmp_path / "io")
+    write_inputs(io, manifest, "train_step", {"inputs": [x], "targets": [y]})
+    run_driver(str(tmp_path / "mlp_driver"), str(tmp_path / "mlp.safetensors"), "train_step", 1,
+               io, save=str(tmp_path / "saved.safetensors"))
+    saved = load_file(str(tmp_path / "saved.safetensors"))
+    assert saved.keys() == read_state(str(tmp_path / "saved.safetensors")).keys()
+    assert set(saved) == {g["name"] for g in manifest["globals"]}

@@ -24,6 +24,7 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -146,28 +147,38 @@ DialectRegistry registry() {
   return r;
 }
 
-std::string collectErrors(MLIRContext &context, std::string &sink) {
-  context.getDiagEngine().registerHandler([&sink](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error)
-      sink += diag.str() + "\n";
-    return success();
-  });
-  return sink;
-}
+/// An MLIR context for an exported module, its errors collected.
+struct ExportContext {
+  MLIRContext context{registry(), MLIRContext::Threading::DISABLED};
+  std::string diagnostics;
+
+  ExportContext() {
+    context.loadAllAvailableDialects(); // the passes create ops of any of them
+    context.getDiagEngine().registerHandler([this](Diagnostic &diag) {
+      if (diag.getSeverity() == DiagnosticSeverity::Error)
+        diagnostics += diag.str() + "\n";
+      return success();
+    });
+  }
+
+  OwningOpRef<ModuleOp> parse(const std::string &text, std::string &error) {
+    ParserConfig config(&context);
+    OwningOpRef<ModuleOp> module =
+        parseSourceString<ModuleOp>(text, config, "model.mlir");
+    if (!module)
+      error = "the exported module does not parse: " + diagnostics;
+    return module;
+  }
+};
 
 void compileAot(const std::string &moduleText, const AotOptions &options,
                 AotResult &result) {
-  MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
-  context.loadAllAvailableDialects();  // the passes create ops of any of them
-  std::string diagnostics;
-  collectErrors(context, diagnostics);
-  ParserConfig config(&context);
-  OwningOpRef<ModuleOp> module =
-      parseSourceString<ModuleOp>(moduleText, config, "model.mlir");
-  if (!module) {
-    result.error = "the exported module does not parse: " + diagnostics;
+  ExportContext export_;
+  MLIRContext &context = export_.context;
+  std::string &diagnostics = export_.diagnostics;
+  OwningOpRef<ModuleOp> module = export_.parse(moduleText, result.error);
+  if (!module)
     return;
-  }
   MappedSafetensors mapped;
   if (!options.weightsPath.empty()) {
     LoadedModuleStats stats;
@@ -203,6 +214,8 @@ void compileAot(const std::string &moduleText, const AotOptions &options,
   detail::CodegenOptions codegen;
   codegen.optLevel = std::min(options.optLevel, 3u);
   codegen.features = detail::jitTargetFeatures("");
+  result.target = std::string("llvm ") + LLVM_VERSION_STRING + "; cpu " +
+                  llvm::sys::getHostCPUName().str() + "; features " + codegen.features;
   codegen.wideVectors = getHostVectorBits() >= 512;
   codegen.noInlinePrefixes = {kOutlinedNestPrefix};
   codegen.exportedSymbols = entries;
@@ -244,16 +257,10 @@ LoadedModuleStats loadExportedModule(const std::string &moduleText,
   std::string crash;
   bool completed = detail::runWithCrashRecovery(
       [&] {
-        MLIRContext context(registry(), MLIRContext::Threading::DISABLED);
-        std::string diagnostics;
-        collectErrors(context, diagnostics);
-        ParserConfig config(&context);
-        OwningOpRef<ModuleOp> module =
-            parseSourceString<ModuleOp>(moduleText, config, "model.mlir");
-        if (!module) {
-          stats.error = "the exported module does not parse: " + diagnostics;
+        ExportContext export_;
+        OwningOpRef<ModuleOp> module = export_.parse(moduleText, stats.error);
+        if (!module)
           return;
-        }
         MappedSafetensors mapped;
         if (!mapSafetensors(safetensorsPath, mapped, stats.error))
           return;

@@ -105,6 +105,9 @@ struct AotResult {
   std::vector<std::string> objects; ///< ELF relocatable objects, to link together
   std::string error;
   double compileTimeMs = 0.0;
+  /// What the code was compiled for: "llvm <version>; cpu <name>;
+  /// features <+avx2,...>" (the host's, as for the JIT).
+  std::string target;
 };
 
 /// Compiles an exported module (text) to native objects for this host's CPU,

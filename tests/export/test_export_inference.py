@@ -1,7 +1,9 @@
-"""Exported inference modules run by stock MLIR: `cat model.mlir
-model.weights.mlir | mlir-opt-22` with upstream passes, mlir-translate-22,
-llc, linked with the generated C ABI and driver (no ltc_mlir compiler, no
-Python in the process that runs them), match eager PyTorch."""
+"""Exported inference modules match eager PyTorch when run by stock MLIR
+(`cat model.mlir model.weights.mlir | mlir-opt-22` with upstream passes,
+mlir-translate-22, llc, linked with the generated C ABI and driver: no
+ltc_mlir compiler) and through the AOT library (ltc_mlir's pipeline, the
+weights loaded from the safetensors file at run time). The generated driver
+runs them in a process without Python."""
 import os
 import re
 
@@ -48,20 +50,24 @@ def ops_of(text):
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_upstream_mlir_runs_the_exported_module(case, tmp_path):
+@pytest.mark.parametrize("path", ["upstream", "aot"])
+def test_exported_module_matches_eager(case, path, tmp_path):
     make, make_inputs, tol = CASES[case]
     model = make()
     inputs = make_inputs()
     before = snapshot(model)
     with torch.no_grad():
         expected = model(*inputs)
-    manifest = export(model, inputs, tmp_path, name=case, portable=True)
+    manifest = export(model, inputs, tmp_path, name=case, portable=(path == "upstream"),
+                      aot=(path == "aot"))
     assert_unchanged(before, model)
 
     text = open(tmp_path / f"{case}.mlir").read()
     assert "dense_resource<" in text and "dialect_resources" not in text, \
         "the module must name its weights, not carry them"
-    assert ops_of(text) <= UPSTREAM_DIALECTS, ops_of(text) - UPSTREAM_DIALECTS
+    # Runtime calls (oneDNN convolutions) pass memrefs.
+    allowed = UPSTREAM_DIALECTS | ({"memref"} if path == "aot" else set())
+    assert ops_of(text) <= allowed, ops_of(text) - allowed
     assert "global_load_const" not in text
     weights = open(tmp_path / f"{case}.weights.mlir").read()
     for g in manifest["globals"]:
@@ -69,16 +75,23 @@ def test_upstream_mlir_runs_the_exported_module(case, tmp_path):
         assert f'{g["name"]}: "0x40000000' in weights  # 64-byte alignment
         # Inference writes no state; portable modules record failed checks.
         assert g["mutable"] == (g["kind"] == "runtime_check"), g
-    assert set(manifest["runtime_functions"]) <= {"ltc_mlir_rt_check_failed"}
+    if path == "upstream":
+        assert manifest["runtime_functions"] == []
+    elif case == "resnet18":
+        assert "ltc_mlir_rt_conv2d_forward_f32" in manifest["runtime_functions"]
     params = dict(model.named_parameters())
     assert {g["torch_name"] for g in manifest["globals"] if g["kind"] == "parameter"} == \
         set(params), "every parameter is a global"
 
-    library = build_upstream(tmp_path, case)
-    driver = build_driver(tmp_path, case, library, str(tmp_path / "upstream_driver"))
+    if path == "upstream":
+        library = build_upstream(tmp_path, case)
+        driver = build_driver(tmp_path, case, library, str(tmp_path / "upstream_driver"))
+        weights = "-"
+    else:
+        driver, weights = str(tmp_path / f"{case}_driver"), str(tmp_path / f"{case}.safetensors")
     io = str(tmp_path / "io")
     write_inputs(io, manifest, "forward", {"inputs": inputs})
-    run_driver(driver, "-", "forward", 1, io)
+    run_driver(driver, weights, "forward", 1, io)
     outputs = read_outputs(io, manifest, "forward")
     reference = expected.logits if case == "gpt2" else expected
     (got,) = outputs.values()
