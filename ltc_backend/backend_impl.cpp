@@ -41,8 +41,6 @@ double MsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-thread_local bool adopt_host_tensors = false;
-
 class MlirBackendImpl : public torch::lazy::BackendImplInterface {
  public:
   MlirBackendImpl() : ts_(TorchScriptBackendServices()) {}
@@ -54,11 +52,6 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
   BackendDataPtr MakeComputationDataFromTensor(const at::Tensor& tensor,
                                                const torch::lazy::Shape& shape,
                                                const BackendDevice& device) const override {
-    // Export's lazy copies of a model are traced, never run: they may share
-    // the model's storage (SetAdoptHostTensors) instead of doubling it.
-    if (adopt_host_tensors && tensor.device().is_cpu() && tensor.is_contiguous() &&
-        tensor.storage_offset() == 0 && PreservedPermutedStrides(tensor).empty())
-      return std::make_shared<MlirData>(tensor, shape, device);
     // One copy into a contiguous host buffer: the compiled code and the
     // runtime assume dense row-major storage.
     at::Tensor copy = tensor.to(at::TensorOptions().device(at::kCPU).dtype(tensor.scalar_type()),
@@ -268,8 +261,6 @@ std::vector<torch::lazy::Shape> HuberLossShape(const c10::OperatorHandle& op,
 }
 
 }  // namespace
-
-void SetAdoptHostTensors(bool on) { adopt_host_tensors = on; }
 
 void InitBackend() {
   static std::once_flag once;

@@ -7,7 +7,6 @@
 
 #include <unordered_set>
 
-#include "ltc_backend/backend_impl.h"
 #include "ltc_backend/export_capture.h"
 #include "ltc_mlir/Export/Export.h"
 
@@ -129,7 +128,6 @@ void RegisterExportBindings(py::module_& m) {
   m.def("_export_capture", &Capture,
         "The pending graph of lazy tensors as a torch-dialect module, without running it.");
   m.def("_data_id", &backend::DataId);
-  m.def("_set_adopt_host_tensors", &backend::SetAdoptHostTensors);
   m.def("_export_module", &ExportModule);
   m.def("_compile_exported", &CompileExported);
   m.def("_load_exported", &LoadExported);

@@ -66,13 +66,8 @@ class _StateTensor:
 
 
 def _lazy_twin(t, requires_grad=False):
-    """A lazy tensor with t's value. It shares t's storage (the trace never
-    runs a graph, so nothing writes it): a 1 GB model does not take 2 GB."""
-    _C._set_adopt_host_tensors(True)
-    try:
-        twin = t.detach().to("lazy")
-    finally:
-        _C._set_adopt_host_tensors(False)
+    """A lazy tensor with t's value (a copy: see docs/export.md, Measured)."""
+    twin = t.detach().to("lazy")
     return twin.requires_grad_(requires_grad) if requires_grad else twin
 
 
@@ -171,7 +166,7 @@ def _drop_pending_values(state):
     """The twins' new values were captured, never to run: empty data in
     their place, so that no later mark_step runs the traced step (the
     functionalization layer keeps references the Python side cannot drop)."""
-    empty = _lazy_twin(torch.empty(0))
+    empty = torch.empty(0).to("lazy")
     with torch.no_grad():
         for s in state:
             s.lazy.data = empty.to(s.lazy.dtype)
