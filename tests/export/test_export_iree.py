@@ -13,7 +13,7 @@ import torch
 from export_testing import export, run
 from test_export_inference import CASES
 
-iree_runtime = pytest.importorskip("iree.runtime")
+import iree.runtime as iree_runtime  # pinned in requirements.txt: a missing IREE fails
 IREE_COMPILE = os.path.join(os.path.dirname(sys.executable), "iree-compile")
 IREE_FLAGS = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
               "--iree-llvmcpu-target-cpu=host"]
