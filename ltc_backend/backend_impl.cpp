@@ -20,6 +20,7 @@
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/inplace_write_kernels.h"
+#include "ltc_backend/lazy_kernels/collectives_guard.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
 #include "ltc_backend/metrics.h"
@@ -293,6 +294,7 @@ void InitBackend() {
     RegisterResizeKernel();
     RegisterStorageOps();
     RegisterToLazyGuard();
+    RegisterCollectivesGuard();
     RegisterViewKernels();
     // Ops torch 1.13 has no Lazy kernel for, kept in the graph
     // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh),

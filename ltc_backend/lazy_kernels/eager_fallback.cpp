@@ -18,6 +18,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "ltc_backend/lazy_kernels/collectives_guard.h"
 #include "ltc_backend/lazy_kernels/device_check.h"
 #include "ltc_backend/lazy_kernels/kernel_table.h"
 #include "ltc_backend/lazy_kernels/lazy_kernels.h"
@@ -149,6 +150,7 @@ void RunOnCpu(const c10::OperatorHandle& op, const std::optional<c10::Device>& d
 }
 
 void LazyEagerFallback(const c10::OperatorHandle& op, torch::jit::Stack* stack) {
+  if (IsCollective(op)) RejectCollective(op);
   std::optional<c10::Device> device = CheckOperandDevices(op, *stack);
   RejectViewOp(op, device);
   if (HasExplicitDevice(op, *stack)) device = std::nullopt;  // results stay where it says
