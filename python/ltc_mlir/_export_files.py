@@ -26,8 +26,6 @@ DTYPES = {
     torch.uint8: ("U8", "i8"),
 }
 SAFETENSORS_TO_TORCH = {st: dt for dt, (st, _) in DTYPES.items()}
-MLIR_ELEMENT_BYTES = {"f32": 4, "f64": 8, "f16": 2, "bf16": 2, "i64": 8, "i32": 4, "i16": 2,
-                      "i8": 1, "i1": 1}
 
 
 def c_identifier(name, taken):

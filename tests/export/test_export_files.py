@@ -4,7 +4,6 @@ import json
 import struct
 import subprocess
 
-import pytest
 import torch
 from safetensors.torch import load_file
 
