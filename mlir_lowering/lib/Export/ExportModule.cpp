@@ -213,7 +213,6 @@ private:
                   std::to_string(forward.getNumResults()));
 
     // External declarations (runtime calls): once per module.
-    OpBuilder top = OpBuilder::atBlockEnd(out->getBody());
     for (auto decl :
          llvm::make_early_inc_range(graph->getOps<func::FuncOp>())) {
       if (!decl.isExternal())
@@ -226,7 +225,6 @@ private:
     forward.setSymName(entry.name);
     if (checkOffset > 0)
       renumberChecks(forward, checkOffset);
-    (void)top;
     return rewriteBoundary(forward, entry);
   }
 
