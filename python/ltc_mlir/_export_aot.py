@@ -12,13 +12,15 @@ import json
 import os
 import subprocess
 
-from . import _C
+import torch
 
-# element type -> (C dtype code name, bytes); the codes are LTC_<NAME> in the header
+from . import _C
+from . import _export_files as files
+
+# The C dtype codes (LTC_<NAME> in the header) are safetensors' dtype names.
 DTYPE_CODES = ["F32", "F64", "F16", "BF16", "I64", "I32", "I16", "I8", "U8", "BOOL"]
-TORCH_TO_CODE = {"float32": "F32", "float64": "F64", "float16": "F16", "bfloat16": "BF16",
-                 "int64": "I64", "int32": "I32", "int16": "I16", "int8": "I8", "uint8": "U8",
-                 "bool": "BOOL"}
+TORCH_TO_CODE = {str(dtype).replace("torch.", ""): code
+                 for dtype, (code, _) in files.DTYPES.items()} | {"bool": "BOOL"}
 ELEMENT_TO_CODE = {"f32": "F32", "f64": "F64", "f16": "F16", "bf16": "BF16", "i64": "I64",
                    "i32": "I32", "i16": "I16", "i8": "I8", "i1": "BOOL"}
 
@@ -140,10 +142,8 @@ def _abi_source(name, manifest):
             "static const global_info globals[] = {"]
     # The table's order is that of the safetensors files: no gaps, and each
     # tensor aligned to 64 bytes or its element (_export_files.write_safetensors).
-    element_bytes = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2,
-                     "bfloat16": 2, "int16": 2}
-    table = sorted(globals_, key=lambda g: (g["nbytes"] % 64 != 0,
-                                            -element_bytes.get(g["dtype"], 1)))
+    table = sorted(globals_, key=lambda g: files.storage_order(
+        g["nbytes"], getattr(torch, g["dtype"]).itemsize))
     for g in table:
         shape = ", ".join(str(d) for d in g["shape"]) or "0"
         if not g["mutable"]:

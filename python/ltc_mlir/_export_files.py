@@ -85,13 +85,19 @@ def _padded(n):
     return (n + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
 
 
+def storage_order(nbytes, itemsize):
+    """Sort key of a tensor in a safetensors file (ours and <name>_save's):
+    64-byte multiples first, then by decreasing element size."""
+    return (nbytes % ALIGNMENT != 0, -itemsize)
+
+
 def write_safetensors(path, tensors, metadata=None):
     """tensors: list of (key, host tensor). The format allows no gaps between
     tensors, only spaces after the header (padded to 64 bytes): tensors whose
     size is a multiple of 64 bytes come first and start 64-byte aligned, the
     others follow by decreasing element size, each aligned to its element."""
-    order = sorted(tensors, key=lambda kt: (kt[1].numel() * kt[1].element_size() % ALIGNMENT != 0,
-                                            -kt[1].element_size()))
+    order = sorted(tensors, key=lambda kt: storage_order(kt[1].numel() * kt[1].element_size(),
+                                                         kt[1].element_size()))
     header, offset = {}, 0
     for key, t in order:
         nbytes = t.numel() * t.element_size()
