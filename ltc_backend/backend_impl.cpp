@@ -13,6 +13,9 @@
 #include <mutex>
 
 #include "ltc_backend/backend_data.h"
+#include "ltc_backend/collectives/c10d_kernels.h"
+#include "ltc_backend/collectives/collective_op.h"
+#include "ltc_backend/collectives/collective_runner.h"
 #include "ltc_backend/computation.h"
 #include "ltc_backend/derived_bases.h"
 #include "ltc_backend/execution_errors.h"
@@ -126,10 +129,15 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     // A deferred new shape compiles when it runs again (shape_variants.h).
     if (cache_hit && comp->deferred) CompileDeferred(*comp);
     const bool deferred_run = comp->deferred;
+    // Collectives recorded from now on start a new chain (collective_op.h).
+    RestartCollectiveChain();
+    const MlirComputation::Collectives& collectives = comp->collectives();
     if (PipelinedExecution()) {
       // Native graphs run on the pipeline thread (which records their
-      // execution); the others on this one, after the pipeline.
-      if (comp->is_native() && !deferred_run)
+      // execution); the others on this one, after the pipeline. So do
+      // graphs with collectives: the process group must see every rank's
+      // collectives in program order, also those Python issues eagerly.
+      if (comp->is_native() && !deferred_run && collectives.sequence.empty())
         return RunReportingErrorsAtSync(*comp, device, [&] {
           return SubmitNative(comp, arguments, device, cache_hit);
         });
@@ -137,9 +145,15 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     }
     auto start = std::chrono::steady_clock::now();
     std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
-      if (comp->is_native()) return RunNative(*comp, arguments, device);
-      if (comp->partitioned) return RunPartitioned(*comp, arguments, device);
-      return RunFallback(*comp, arguments, device);
+      std::optional<CollectiveRun> collective_run;
+      if (!collectives.sequence.empty())
+        collective_run.emplace(comp->name, collectives.sequence, collectives.group);
+      std::vector<BackendDataPtr> r;
+      if (comp->is_native()) r = RunNative(*comp, arguments, device);
+      else if (comp->partitioned) r = RunPartitioned(*comp, arguments, device);
+      else r = RunFallback(*comp, arguments, device);
+      if (collective_run) collective_run->Finish();
+      return r;
     });
     if (deferred_run) {
       Metrics::RecordDeferredExecution(MsSince(start));
@@ -295,6 +309,9 @@ void InitBackend() {
     RegisterStorageOps();
     RegisterToLazyGuard();
     RegisterCollectivesGuard();
+    RegisterCollectiveOp();
+    RegisterCollectiveKernels();
+    RegisterCollectiveHandler();
     RegisterViewKernels();
     // Ops torch 1.13 has no Lazy kernel for, kept in the graph
     // (docs/adding_an_op.md): ReLU6 (hardtanh_, functionalized to hardtanh),

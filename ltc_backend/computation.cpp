@@ -1,5 +1,7 @@
 #include "ltc_backend/computation.h"
 
+#include "ltc_backend/collectives/collective_runner.h"
+
 namespace ltc_mlir {
 namespace backend {
 
@@ -14,6 +16,13 @@ MlirComputation::MlirComputation(std::shared_ptr<const TracedGraph> graph,
 const std::string MlirComputation::to_string() const {
   if (!torch_dialect.empty()) return torch_dialect;
   return graph_->ToString();
+}
+
+const MlirComputation::Collectives& MlirComputation::collectives() {
+  std::call_once(collectives_once_, [&] {
+    collectives_.sequence = CollectiveSequence(torch_dialect, &collectives_.group);
+  });
+  return collectives_;
 }
 
 }  // namespace backend

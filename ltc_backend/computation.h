@@ -91,12 +91,22 @@ class MlirComputation : public torch::lazy::Computation {
 
   bool is_native() const { return executable != nullptr; }
 
+  // The graph's torch.distributed collectives (collective_runner.h), read
+  // from torch_dialect at the first run: empty sequence if it has none.
+  struct Collectives {
+    std::string sequence;
+    int64_t group = -1;
+  };
+  const Collectives& collectives();
+
  private:
   std::shared_ptr<const TracedGraph> graph_;
   std::vector<torch::lazy::Shape> parameter_shapes_;
   std::vector<torch::lazy::Shape> result_shapes_;
   std::vector<std::string> parameter_names_;
   torch::lazy::Shape result_shape_;
+  std::once_flag collectives_once_;
+  Collectives collectives_;
 };
 
 }  // namespace backend

@@ -116,6 +116,17 @@ void Metrics::RecordExecution(bool native, bool cache_hit, double ms,
   }
 }
 
+void Metrics::RecordCollective(const std::string& kind, int64_t bytes) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.collective_calls[kind]++;
+  state.collective_bytes += bytes;
+}
+
+void Metrics::RecordCollectiveWait(double ms) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.collective_wait_ms += ms;
+}
+
 MetricsSnapshot Metrics::Get() {
   std::map<std::string, int64_t> eager = EagerFallbackCounters();
   std::map<std::string, int64_t> kernels = KernelFallbackCounters();
@@ -184,6 +195,11 @@ std::string Metrics::Report() {
     for (const auto& kv : m.kernel_fallback_calls) os << " " << kv.first << " " << kv.second << ";";
     std::string why = ltc_mlir::runtime::oneDnnLibraryError();
     os << (why.empty() ? " (oneDNN refused these calls)" : " (" + why + ")") << "\n";
+  }
+  if (!m.collective_calls.empty()) {
+    os << "  collectives in graphs    :";
+    for (const auto& kv : m.collective_calls) os << " " << kv.first << " " << kv.second << ";";
+    os << " " << m.collective_bytes << " bytes, " << m.collective_wait_ms << " ms waited\n";
   }
   if (!m.compile_reasons.empty()) {
     // Most frequent first: what keeps making graphs compile.

@@ -48,6 +48,12 @@ struct MetricsSnapshot {
   // counted by category, and the messages (the first kMaxReasons).
   std::map<std::string, int64_t> compile_reasons;
   std::vector<std::string> compile_explanations;
+  // torch.distributed collectives run by compiled graphs
+  // (collectives/collective_runner.cpp): calls by kind ("all_reduce", ...),
+  // bytes received, and the time the graphs' threads waited for them.
+  std::map<std::string, int64_t> collective_calls;
+  int64_t collective_bytes = 0;
+  double collective_wait_ms = 0;
 };
 
 class Metrics {
@@ -66,6 +72,8 @@ class Metrics {
   static void RecordExecution(bool native, bool cache_hit, double ms,
                               const std::vector<std::string>& fallback_ops,
                               const std::vector<std::pair<std::string, int64_t>>& native_ops);
+  static void RecordCollective(const std::string& kind, int64_t bytes);
+  static void RecordCollectiveWait(double ms);
   static MetricsSnapshot Get();  // includes the eager-fallback op counters
   static void Reset();
   static std::string Report();

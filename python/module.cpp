@@ -54,6 +54,9 @@ PYBIND11_MODULE(_C, m) {
     d["kernel_fallback_calls"] = s.kernel_fallback_calls;
     d["compile_reasons"] = s.compile_reasons;
     d["compile_explanations"] = s.compile_explanations;
+    d["collective_calls"] = s.collective_calls;
+    d["collective_bytes"] = s.collective_bytes;
+    d["collective_wait_ms"] = s.collective_wait_ms;
     return d;
   });
   m.def("_raise_pending_error", [] {

@@ -493,6 +493,7 @@ class Emitter {
     std::string name = schema->name();  // "aten::add"
     if (IsOpDisabled(name))
       return Unsupported(name, "disabled by LTC_MLIR_DISABLE_OPS / ltc_mlir.set_disabled_ops()");
+    const std::string ns = name.substr(0, name.find("::"));
     std::string base = name.substr(name.find("::") + 2);
     // On value tensors a view and its *_copy variant mean the same thing; LTC
     // still emits a few plain views (e.g. the expand of a scalar expand).
@@ -500,7 +501,7 @@ class Emitter {
                                                  "transpose", "unsqueeze", "squeeze",
                                                  "detach", "as_strided"};
     if (kViews.count(base)) base += "_copy";
-    std::string op = "torch.aten." + base;
+    std::string op = "torch." + ns + "." + base;
     std::string overload = schema->overload_name();
     // An AtenOpNode whose arguments also match an earlier overload says which
     // one it is (kOverloadAttr).
@@ -554,6 +555,7 @@ class Emitter {
     std::string attrs;
     if (IsRandomOp(node))
       attrs = "ltc.rng_stream = " + std::to_string(next_stream_++) + " : i64";
+    if (ns == "ltc_mlir" && base == "collective") attrs = CollectiveAttrs(node);
     std::string r = EmitOp(op, operands, types, attrs, result_type, result_types.size());
     if (node->outputs().size() == 1) {
       Bind(node->output(), r, result_types[0]);
@@ -563,11 +565,27 @@ class Emitter {
     }
   }
 
+  // A collective (ltc_backend/collectives) says how the process group reads
+  // its bytes (ltc.dtype) and, for LTC_MLIR_DEBUG's cross-rank check, what
+  // it is (ltc.collective: kind, group, reduce op, root).
+  static std::string CollectiveAttrs(const torch::jit::Node* node) {
+    auto tt = node->output()->type()->cast<c10::TensorType>();
+    std::string what;
+    for (size_t i = 2; i < node->inputs().size(); ++i) {
+      std::optional<c10::IValue> v = torch::jit::toIValue(node->input(i));
+      what += (i > 2 ? " " : "") + (v && v->isInt() ? std::to_string(v->toInt()) : "?");
+    }
+    return "ltc.collective = \"" + what + "\", ltc.dtype = " +
+           std::to_string(tt && tt->scalarType() ? static_cast<int>(*tt->scalarType()) : -1) +
+           " : i64";
+  }
+
   void EmitNode(const torch::jit::Node* node) {
     const c10::Symbol kind = node->kind();
     if (kind == c10::prim::Constant) return EmitConstant(node);
     if (kind == c10::prim::ListConstruct) return EmitListConstruct(node);
-    if (kind.is_aten()) return EmitAten(node);
+    if (kind.is_aten() || kind.ns() == c10::Symbol::fromQualString("namespaces::ltc_mlir"))
+      return EmitAten(node);
     Unsupported(kind.toQualString(), "not an ATen op");
   }
 

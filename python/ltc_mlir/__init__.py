@@ -19,6 +19,7 @@ from . import _C
 from . import _module_fixes
 from . import _transformer_fixes
 from . import _tensor_fixes
+from . import distributed  # noqa: F401
 from . import export  # noqa: F401  (callable: ltc_mlir.export(model, inputs, path, ...))
 from .export import ExportError  # noqa: F401
 
@@ -26,7 +27,7 @@ __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
            "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug",
            "set_shape_variant_limit", "get_shape_variant_limit", "set_pipelined",
-           "get_pipelined", "export", "ExportError"]
+           "get_pipelined", "export", "ExportError", "distributed"]
 
 _directories_checked = False
 

@@ -8,6 +8,7 @@
 // goes to a process-wide slot that every run drains after its call.
 #include "ltc_mlir/runtime/symbols.h"
 #include "ltc_mlir/runtime/buffer_cache.h"
+#include "ltc_mlir/runtime/collectives.h"
 #include "ltc_mlir/runtime/convolution.h"
 #include "ltc_mlir/runtime/ctc_loss.h"
 #include "ltc_mlir/runtime/gemm.h"
@@ -59,6 +60,8 @@ void *resolveRuntimeSymbol(const std::string &name) {
     return gamma;
   if (void *ctc = resolveCtcLossSymbol(name))
     return ctc;
+  if (void *collective = resolveCollectiveSymbol(name))
+    return collective;
   if (void *convolution = resolveConvolutionSymbol(name))
     return convolution;
   if (name == "memrefCopy")

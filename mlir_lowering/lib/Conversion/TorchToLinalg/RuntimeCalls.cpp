@@ -43,10 +43,7 @@ func::FuncOp getOrDeclareFunction(OpBuilder &b, Operation *anchor,
   return callee;
 }
 
-SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
-                               ValueRange inputs,
-                               ArrayRef<RankedTensorType> resultTypes,
-                               ArrayRef<int64_t> scalars) {
+Value readAsRuntimeOperand(OpBuilder &b, Location loc, Value tensor) {
   // Each call reads its inputs through its own to_buffer, marked with a
   // number unique in the function: CSE would otherwise merge two calls'
   // to_buffers of one tensor into the first, and bufferization, which only
@@ -62,20 +59,27 @@ SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
       if (op->hasAttr(kRuntimeOperandAttr))
         ++nextOperand;
     });
+  auto type = cast<RankedTensorType>(tensor.getType());
+  SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
+  auto anyLayout = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
+  auto toBuffer = bufferization::ToBufferOp::create(b, loc, anyLayout, tensor,
+                                                    /*read_only=*/true);
+  toBuffer->setAttr(kRuntimeOperandAttr, b.getI64IntegerAttr(nextOperand));
+  return toBuffer;
+}
+
+SmallVector<Value> callRuntime(OpBuilder &b, Location loc, StringRef name,
+                               ValueRange inputs,
+                               ArrayRef<RankedTensorType> resultTypes,
+                               ArrayRef<int64_t> scalars) {
   SmallVector<Value> args;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
-    SmallVector<int64_t> strides(type.getRank(), ShapedType::kDynamic);
-    auto anyLayout = MemRefType::get(
-        type.getShape(), type.getElementType(),
-        StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, strides));
-    auto toBuffer = bufferization::ToBufferOp::create(b, loc, anyLayout, input,
-                                                      /*read_only=*/true);
-    toBuffer->setAttr(kRuntimeOperandAttr, b.getI64IntegerAttr(nextOperand++));
-    Value buffer = toBuffer;
     args.push_back(memref::CastOp::create(
         b, loc, fullyDynamicMemRef(type.getRank(), type.getElementType()),
-        buffer));
+        readAsRuntimeOperand(b, loc, input)));
   }
   SmallVector<Value> buffers;
   for (RankedTensorType type : resultTypes) {

@@ -23,6 +23,11 @@ mlir::func::FuncOp getOrDeclareFunction(mlir::OpBuilder &b,
                                         llvm::StringRef name,
                                         mlir::FunctionType type, bool cInterface);
 
+/// `tensor` as a read-only buffer of any strided layout, for a runtime
+/// call: each gets its own to_buffer (see RuntimeCalls.cpp).
+mlir::Value readAsRuntimeOperand(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value tensor);
+
 /// Calls the entry point `name` on `inputs` (tensors, read as buffers of any
 /// layout) and fresh buffers of `resultTypes` (written), then `scalars`
 /// (i64 constants); returns the written buffers as tensors. Every memref

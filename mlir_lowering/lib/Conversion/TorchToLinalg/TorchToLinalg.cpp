@@ -7,6 +7,7 @@
 #include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 
 #include "ltc_mlir/Conversion/TorchToLinalg/Patterns.h"
+#include "Collectives.h"
 #include "CtcLoss.h"
 #include "ExternalConvolution.h"
 #include "DenseLinearAlgebraPatterns.h"
@@ -167,6 +168,7 @@ struct ConvertTorchToLinalgPass
     populateLapackDecompositionPatterns(typeConverter, patterns);
     populateSortingPatterns(typeConverter, patterns);
     populateCtcLossPatterns(typeConverter, patterns);
+    populateCollectivePatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

@@ -97,6 +97,31 @@ def Torch_ValueTensorLiteralOp : Torch_Op<"vtensor.literal", [ConstantLike, Pure
   let hasFolder = 1;
 }
 
+// ltc_mlir::collective(Tensor input, Tensor? after, int kind, int group,
+// int reduce_op, int root) -> Tensor: a torch.distributed collective
+// recorded by ltc_backend/collectives. Not Pure: it communicates, so it is
+// never merged, reordered against other collectives or removed. `after` is
+// the previous collective's result (the chain that keeps every rank's
+// collectives in issue order); the lowering does not read it. `ltc.dtype`
+// (i64, c10::ScalarType) says how the process group reads the bytes.
+def Torch_LtcCollectiveOp : Torch_Op<"ltc_mlir.collective", []> {
+  let summary = "a torch.distributed collective inside a lazy graph";
+  let arguments = (ins Torch_VTensor:$input, Torch_OptionalVTensor:$after,
+                       Torch_Int:$kind, Torch_Int:$group, Torch_Int:$reduce_op,
+                       Torch_Int:$root);
+  let results = (outs Torch_VTensor:$result);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDefinition = [{
+    ::mlir::ParseResult $cppClass::parse(::mlir::OpAsmParser &parser,
+                                         ::mlir::OperationState &result) {
+      return ::ltc_mlir::torch::parseAtenOp(parser, result);
+    }
+    void $cppClass::print(::mlir::OpAsmPrinter &printer) {
+      ::ltc_mlir::torch::printAtenOp(printer, getOperation());
+    }
+  }];
+}
+
 include "ltc_mlir/Dialect/Torch/IR/GeneratedTorchOps.td"
 
 #endif // LTC_MLIR_TORCH_OPS
