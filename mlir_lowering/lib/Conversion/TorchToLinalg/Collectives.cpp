@@ -136,6 +136,49 @@ public:
 
 } // namespace
 
+void scheduleCollectivesEarly(func::FuncOp func) {
+  if (func.getBody().empty())
+    return;
+  Block &block = func.getBody().front();
+  llvm::DenseMap<Operation *, unsigned> position;
+  SmallVector<Operation *> collectives;
+  for (Operation &op : block) {
+    position[&op] = position.size();
+    if (op.getName().getStringRef() == kCollectiveOp)
+      collectives.push_back(&op);
+  }
+  if (collectives.empty())
+    return;
+  llvm::DenseSet<Operation *> placed;
+  Operation *last = nullptr;
+  for (Operation *collective : collectives) {
+    SmallVector<Operation *> cone{collective}, worklist{collective};
+    llvm::DenseSet<Operation *> seen{collective};
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && def->getBlock() == &block && !placed.contains(def) &&
+            seen.insert(def).second) {
+          cone.push_back(def);
+          worklist.push_back(def);
+        }
+      }
+    }
+    llvm::sort(cone, [&](Operation *a, Operation *b) {
+      return position[a] < position[b];
+    });
+    for (Operation *op : cone) {
+      if (last)
+        op->moveAfter(last);
+      else
+        op->moveBefore(&block.front());
+      last = op;
+      placed.insert(op);
+    }
+  }
+}
+
 void populateCollectivePatterns(TorchTypeConverter &typeConverter,
                                 RewritePatternSet &patterns) {
   patterns.add<ConvertCollective>(typeConverter, patterns.getContext());

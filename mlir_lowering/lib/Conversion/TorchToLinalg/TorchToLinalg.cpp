@@ -171,6 +171,7 @@ struct ConvertTorchToLinalgPass
     populateCollectivePatterns(typeConverter, patterns);
     populateIndexUpdatePatterns(typeConverter, patterns);
 
+    module.walk([](func::FuncOp func) { scheduleCollectivesEarly(func); });
     if (failed(applyPartialConversion(module, target, std::move(patterns))))
       return signalPassFailure();
 
