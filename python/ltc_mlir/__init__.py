@@ -17,6 +17,7 @@ import torch._lazy  # noqa: F401  (makes torch._lazy.mark_step available)
 
 from . import _C
 from . import _module_fixes
+from . import _sync_batch_norm
 from . import _transformer_fixes
 from . import _tensor_fixes
 from . import distributed  # noqa: F401
@@ -42,6 +43,7 @@ def init():
     _C._debug_enabled()  # reads LTC_MLIR_DEBUG: source lines are recorded from now on
     _tensor_fixes.install()
     _module_fixes.install()
+    _sync_batch_norm.install()
     _transformer_fixes.install()
     if _torch.Tensor.contiguous is not _contiguous:
         _torch.Tensor.contiguous = _contiguous

@@ -42,3 +42,9 @@ def test_collectives_match_cpu_in_one_native_graph(tmp_path, world):
         for name, message in r["errors"].items():
             assert "not supported on lazy tensors" in message and "t.cpu()" in message, \
                 (name, message)
+
+
+def test_each_process_group_has_its_own_graph(tmp_path):
+    for r in check_all_ok(run_ranks("groups", 2, tmp_path)):
+        assert r["values"] == [[3.0] * 3] * 4, r
+        assert r["compiles"] == [1, 2, 2, 2], r

@@ -33,12 +33,16 @@ def bucket_count(bucket_mb):
     return len(ltc_dist._buckets(list(model.parameters()), int(bucket_mb * 2**20)))
 
 
-@pytest.mark.parametrize("mode,world,bucket_mb", [
-    ("ddp", 2, 25), ("ddp_bucket_view", 2, 25), ("reduce_gradients", 2, 0.002),
-    ("optimizer_step", 2, 25), ("reduce_gradients", 4, 0.002)])
-def test_ranks_match_one_process_on_the_whole_batch(tmp_path, mode, world, bucket_mb):
+@pytest.mark.parametrize("mode,world,bucket_mb,pipelined", [
+    ("ddp", 2, 25, False), ("ddp_bucket_view", 2, 25, False),
+    ("reduce_gradients", 2, 0.002, False), ("optimizer_step", 2, 25, False),
+    ("reduce_gradients", 4, 0.002, False),
+    # Graphs with collectives run on the caller's thread, after the pipeline.
+    ("ddp", 2, 25, True), ("reduce_gradients", 2, 0.002, True)])
+def test_ranks_match_one_process_on_the_whole_batch(tmp_path, mode, world, bucket_mb, pipelined):
     results = check_all_ok(run_ranks("train_mlp", world, tmp_path,
-                                     args=(mode, STEPS, bucket_mb, BATCH)))
+                                     args=(mode, STEPS, bucket_mb, BATCH),
+                                     env={"LTC_MLIR_PIPELINE": "1" if pipelined else "0"}))
     want = whole_batch_reference()
     for rank, r in enumerate(results):
         for got, ref in zip(r["params"], want):
@@ -64,3 +68,22 @@ def test_batch_norm_ddp_matches_eager_ddp(tmp_path):
         assert m["execute_count"] == 1 and m["native_execute_count"] == 1, m
         assert m["fallback_ops"] == {}, m
         assert m["collective_calls"].get("all_reduce") == 1, m
+
+
+def test_sync_batch_norm_matches_one_process_on_the_whole_batch(tmp_path):
+    """torch's SyncBatchNorm refuses lazy tensors; ours (ltc_mlir/_sync_batch_norm.py)
+    all-reduces the statistics inside the graph, forward and backward."""
+    steps, batch = 3, 8
+    results = check_all_ok(run_ranks("train_sync_bn", 2, tmp_path, args=(steps, batch)))
+    X, Y = workers.cnn_data(steps, batch)
+    torch.manual_seed(0)
+    want, _ = workers.train_cnn(workers.cnn(), X, Y, "cpu")
+    for rank, r in enumerate(results):
+        for got, ref in zip(r["state"], want):
+            assert got == pytest.approx(ref, abs=1e-4), rank
+        m = r["metrics"]
+        assert m["execute_count"] == 1 and m["native_execute_count"] == 1, m
+        assert m["fallback_ops"] == {}, m
+        # Two statistics all-reduces per SyncBatchNorm forward and two in its
+        # backward (2 layers), the gradient bucket, DDP's buffer broadcast.
+        assert m["collective_calls"]["all_reduce"] == 9, m

@@ -78,6 +78,22 @@ def collective_calls(rank, world):
     return {"lazy": lazy, "cpu": cpu, "metrics": metrics, "errors": errors}
 
 
+def groups(rank, world):
+    """The same all-reduce over the world and over a second group of the
+    same ranks: the group is part of the graph, so each gets its own
+    compiled code, and each is reused when it recurs."""
+    other = dist.new_group(list(range(world)))
+    ltc_mlir.reset_metrics()
+    values, compiles = [], []
+    for group in (None, other, None, other):
+        t = torch.full((3,), float(rank + 1), device=LAZY)
+        dist.all_reduce(t, group=group)
+        torch._lazy.mark_step()
+        values.append(t.cpu().tolist())
+        compiles.append(ltc_mlir.metrics()["compile_count"])
+    return {"values": values, "compiles": compiles}
+
+
 def mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -135,31 +151,56 @@ def train_cnn_bn(rank, world, steps, batch):
     """DDP on a CNN with BatchNorm (statistics per rank) on lazy tensors and
     the same DDP in eager CPU, in this process over the same group."""
     from torch.nn.parallel import DistributedDataParallel as DDP
-    results = {}
-    g = torch.Generator().manual_seed(2)
-    X = torch.randn(steps, batch, 3, 8, 8, generator=g)
-    Y = torch.randint(0, 5, (steps, batch), generator=g)
+    X, Y = cnn_data(steps, batch)
     shard = batch // world
+    X, Y = X[:, rank * shard:(rank + 1) * shard], Y[:, rank * shard:(rank + 1) * shard]
+    results = {}
     for device in (LAZY, "cpu"):
         torch.manual_seed(0)
-        model = DDP(cnn().to(device))
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
-        for step in range(steps):
-            if device == LAZY and step == steps - 1:
-                ltc_mlir.reset_metrics()
-            x = X[step, rank * shard:(rank + 1) * shard].to(device)
-            y = Y[step, rank * shard:(rank + 1) * shard].to(device)
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            if device == LAZY:
-                torch._lazy.mark_step()
-        if device == LAZY:
-            results["metrics"] = step_metrics()
-        results[device] = [t.detach().cpu().reshape(-1).tolist()
-                           for t in list(model.module.parameters()) + list(model.module.buffers())]
+        results[device], metrics = train_cnn(DDP(cnn().to(device)), X, Y, device,
+                                             steps - 1 if device == LAZY else None)
+        results["metrics"] = results.get("metrics") or metrics
     return results
+
+
+def cnn_data(steps, batch):
+    g = torch.Generator().manual_seed(2)
+    return torch.randn(steps, batch, 3, 8, 8, generator=g), torch.randint(0, 5, (steps, batch),
+                                                                         generator=g)
+
+
+def train_cnn(model, X, Y, device, lazy_metrics_step=None):
+    """SGD steps of `model` on (X[step], Y[step]); returns parameters and
+    buffers flattened, and the metrics of step `lazy_metrics_step`."""
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9, weight_decay=1e-4)
+    metrics = None
+    for step in range(len(X)):
+        if step == lazy_metrics_step:
+            ltc_mlir.reset_metrics()
+        loss = torch.nn.functional.cross_entropy(model(X[step].to(device)), Y[step].to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if device == LAZY:
+            torch._lazy.mark_step()
+        if step == lazy_metrics_step:
+            metrics = step_metrics()
+    module = getattr(model, "module", model)
+    state = [t.detach().cpu().reshape(-1).tolist()
+             for t in list(module.parameters()) + list(module.buffers())]
+    return state, metrics
+
+
+def train_sync_bn(rank, world, steps, batch):
+    """DDP + SyncBatchNorm on this rank's shard: statistics of the whole batch."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+    X, Y = cnn_data(steps, batch)
+    shard = batch // world
+    torch.manual_seed(0)
+    model = DDP(torch.nn.SyncBatchNorm.convert_sync_batchnorm(cnn()).to(LAZY))
+    state, metrics = train_cnn(model, X[:, rank * shard:(rank + 1) * shard],
+                               Y[:, rank * shard:(rank + 1) * shard], LAZY, steps - 1)
+    return {"state": state, "metrics": metrics}
 
 
 def skip_collective(rank, world):
@@ -209,6 +250,7 @@ def mismatch(rank, world):
 
 
 CASES = {"collectives": collective_calls, "train_mlp": train_mlp, "train_cnn_bn": train_cnn_bn,
+         "train_sync_bn": train_sync_bn, "groups": groups,
          "skip_collective": skip_collective, "killed_rank": killed_rank, "mismatch": mismatch}
 
 
