@@ -63,6 +63,14 @@ CapturedGraph CaptureGraph(const std::vector<at::Tensor>& tensors) {
   graph.torch_text = emitted.text;
   graph.unsupported_ops = emitted.unsupported_ops;
   graph.reasons = emitted.reasons;
+  // A collective runs through this process's torch.distributed group, which
+  // an exported program does not have.
+  if (emitted.text.find("\"torch.ltc_mlir.collective\"") != std::string::npos) {
+    graph.unsupported_ops.push_back("ltc_mlir::collective");
+    graph.reasons.push_back(
+        "torch.distributed collectives cannot be exported: export the model without "
+        "DistributedDataParallel, dist.* calls or SyncBatchNorm");
+  }
   if (!graph.unsupported_ops.empty()) return graph;
   for (size_t graph_input : emitted.input_order) {
     CapturedArgument argument;

@@ -30,3 +30,13 @@ def test_debug_mode_names_the_graph_whose_collectives_differ(tmp_path):
         message = r.result["message"]
         assert "runs different collectives" in message and "graph_" in message, message
         assert "all_reduce group 0 reduce_op" in message, message
+
+
+def test_export_refuses_collectives(tmp_path):
+    r = run_ranks("export_refused", 1, tmp_path, args=(tmp_path / "export",))[0]
+    assert r.returncode == 0 and r.result, repr(r)
+    assert r.result["raised"] == "ExportError", r.result
+    assert "ltc_mlir::collective" in r.result["message"], r.result
+    assert "cannot be exported" in r.result["message"], r.result
+    out = tmp_path / "export"
+    assert not out.exists() or not list(out.iterdir())

@@ -94,6 +94,19 @@ def groups(rank, world):
     return {"values": values, "compiles": compiles}
 
 
+def export_refused(rank, world, out_dir):
+    """ltc_mlir.export of a function that all-reduces: a clear ExportError."""
+    def fn(x):
+        y = x * 2
+        dist.all_reduce(y)
+        return y + 1
+    try:
+        ltc_mlir.export(fn, (torch.ones(4),), out_dir)
+        return {"raised": None}
+    except ltc_mlir.ExportError as e:
+        return {"raised": type(e).__name__, "message": str(e)}
+
+
 def mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -251,6 +264,7 @@ def mismatch(rank, world):
 
 CASES = {"collectives": collective_calls, "train_mlp": train_mlp, "train_cnn_bn": train_cnn_bn,
          "train_sync_bn": train_sync_bn, "groups": groups,
+         "export_refused": export_refused,
          "skip_collective": skip_collective, "killed_rank": killed_rank, "mismatch": mismatch}
 
 
