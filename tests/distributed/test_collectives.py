@@ -48,3 +48,10 @@ def test_each_process_group_has_its_own_graph(tmp_path):
     for r in check_all_ok(run_ranks("groups", 2, tmp_path)):
         assert r["values"] == [[3.0] * 3] * 4, r
         assert r["compiles"] == [1, 2, 2, 2], r
+
+
+def test_a_graph_that_falls_back_still_communicates(tmp_path):
+    for r in check_all_ok(run_ranks("fallback_graph", 2, tmp_path)):
+        relu_sum = [0.0, 2.0 * 3, 3.0 * 3]
+        assert r["value"] == [2 * v for v in relu_sum], r
+        assert "aten::relu" in r["fallback_ops"], r

@@ -107,6 +107,23 @@ def export_refused(rank, world, out_dir):
         return {"raised": type(e).__name__, "message": str(e)}
 
 
+def fallback_graph(rank, world):
+    """A graph with a collective that does not compile natively (an op
+    disabled) still communicates: the TorchScript fallback or the partial
+    graph runs ltc_mlir::collective's CPU kernel."""
+    ltc_mlir.set_disabled_ops(["aten::relu"])
+    ltc_mlir.reset_metrics()
+    x = torch.tensor([-1.0, 2.0, 3.0]) * (rank + 1)
+    t = torch.relu(x.to(LAZY))
+    dist.all_reduce(t)
+    u = t * 2
+    torch._lazy.mark_step()
+    m = ltc_mlir.metrics()
+    ltc_mlir.set_disabled_ops([])
+    return {"value": u.cpu().tolist(), "fallback_ops": m["fallback_ops"],
+            "native_execute_count": m["native_execute_count"]}
+
+
 def mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -264,7 +281,7 @@ def mismatch(rank, world):
 
 CASES = {"collectives": collective_calls, "train_mlp": train_mlp, "train_cnn_bn": train_cnn_bn,
          "train_sync_bn": train_sync_bn, "groups": groups,
-         "export_refused": export_refused,
+         "export_refused": export_refused, "fallback_graph": fallback_graph,
          "skip_collective": skip_collective, "killed_rank": killed_rank, "mismatch": mismatch}
 
 
