@@ -13,6 +13,8 @@ per-rank batch:
                              mark_step + wait_device_ops each step
   ltc_mlir_reduce_gradients  model.to("lazy"), no wrapper:
                              ltc_mlir.distributed.optimizer_step(opt)
+  ltc_mlir_ddp_bucket_view   (only when named in --modes) ltc_mlir_ddp with
+                             DDP(model, gradient_as_bucket_view=True)
 
 Per mode and N: the median ms per step of rank 0's timed steps (each step
 timed to completion in the loop: no barrier per step), samples/s over all
@@ -53,6 +55,8 @@ import time
 import traceback
 
 MODES = ("eager_ddp", "ltc_mlir_ddp", "ltc_mlir_reduce_gradients")
+# Measured only when named in --modes.
+EXTRA_MODES = ("ltc_mlir_ddp_bucket_view",)
 WORKLOADS = {
     "mlp": "MLP 784-512-512-10, batch 32 per rank, SGD momentum 0.9",
     "resnet18": "torchvision ResNet-18 (10 classes), batch 8 per rank, 32x32, SGD momentum 0.9 "
@@ -265,7 +269,7 @@ def worker(args):
     forward = model
     if args.mode != "ltc_mlir_reduce_gradients":
         from torch.nn.parallel import DistributedDataParallel as DDP
-        forward = DDP(model)
+        forward = DDP(model, gradient_as_bucket_view=args.mode == "ltc_mlir_ddp_bucket_view")
     g = torch.Generator().manual_seed(1000 + rank)
     inputs = tuple(t.to(device) for t in make_batch(g))
 
@@ -289,7 +293,7 @@ def worker(args):
         step()
     dist.barrier()   # the timed loop starts together on every rank
     if lazy:
-        compiles_before = ltc_mlir.metrics()["compile_count"]
+        before = ltc_mlir.metrics()   # the compiles of the first steps
         ltc_mlir.reset_metrics()
     samples = []
     cpu0, wall0 = time.process_time(), time.perf_counter()
@@ -312,8 +316,11 @@ def worker(args):
             "execute_count": m.get("execute_count"),
             "native_execute_count": m.get("native_execute_count"),
             "fallback_ops": dict(m.get("fallback_ops", {})),
+            "fallback_reasons": list(before.get("fallback_reasons", []))[:5]
+            + list(m.get("fallback_reasons", []))[:5],
             "compiles_while_timed": m.get("compile_count", 0),
-            "compiles_before_timed": compiles_before,
+            "compiles_before_timed": before["compile_count"],
+            "compile_time_ms_before_timed": before.get("compile_time_ms"),
             "execute_time_ms": m.get("execute_time_ms")}
     result["last_loss"] = float(loss.detach().cpu())
     # Parameters must agree across ranks: a checksum per rank, gathered on the CPU.
@@ -514,7 +521,8 @@ def parse_args(argv=None):
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--ranks", default="1,2", help="comma list of world sizes (default 1,2)")
-    p.add_argument("--modes", default=",".join(MODES), help=f"comma list of {', '.join(MODES)}")
+    p.add_argument("--modes", default=",".join(MODES),
+                   help=f"comma list of {', '.join(MODES + EXTRA_MODES)}")
     p.add_argument("--workload", default="mlp", choices=sorted(WORKLOADS))
     p.add_argument("--steps", type=int, default=20, help="timed steps per process")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps after the first one")
@@ -580,7 +588,7 @@ def main(argv=None):
 
     ranks = [int(x) for x in args.ranks.split(",") if x.strip()]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
-    unknown = [m for m in modes if m not in MODES]
+    unknown = [m for m in modes if m not in MODES + EXTRA_MODES]
     if unknown or any(n < 1 for n in ranks):
         raise SystemExit(f"unknown modes {unknown} or bad --ranks {args.ranks!r}")
     cache_dir = {"run": None, "off": "", "user": None}[args.cache]

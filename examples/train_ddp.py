@@ -38,6 +38,8 @@ def build(name):
     else:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # built from a config: nothing downloaded
         from transformers import GPT2Config, GPT2LMHeadModel
+        from transformers.utils import logging
+        logging.set_verbosity_error()  # no notes about the config's special tokens
         config = GPT2Config(n_embd=256, n_layer=2, n_head=4, vocab_size=8192, n_positions=128)
         model = GPT2LMHeadModel(config)
 
@@ -62,7 +64,10 @@ def train(local_rank, args):
     rank, world = dist.get_rank(), dist.get_world_size()
 
     model, opt_factory, make_batch = build(args.model)
-    model = DDP(model.to("lazy"))  # stock DDP; its all-reduces become graph nodes
+    # Stock DDP; its all-reduces become graph nodes. gradient_as_bucket_view=True
+    # makes the gradients views of DDP's buckets: on lazy tensors that saves a
+    # copy of every gradient into its bucket (ResNet-18 steps ~2x faster).
+    model = DDP(model.to("lazy"), gradient_as_bucket_view=True)
     opt = opt_factory(model.parameters())
     g = torch.Generator().manual_seed(1000 + rank)  # each rank its own data
     for step in range(args.steps):

@@ -10,8 +10,8 @@ whose backward all-reduces the gradients): the sum and count, then the sum
 of squared deviations from the global mean (two passes, as eager's
 BatchNorm, not E[x^2] - E[x]^2). Everything, backward included, stays in
 the step's graph. Running statistics get the global mean and the unbiased
-global variance, as torch's SyncBatchNorm gives. Other devices, eval mode
-and single-rank groups keep torch's forward.
+global variance, as torch's SyncBatchNorm gives. A group of one rank is
+plain batch norm; other devices and eval mode keep torch's forward.
 """
 import torch
 import torch.distributed as dist
@@ -31,7 +31,9 @@ def _forward(self, input):
         return _original_forward(self, input)
     group = self.process_group or dist.group.WORLD
     if dist.get_world_size(group) == 1:
-        return _original_forward(self, input)
+        # torch's forward raises for the lazy device here too: a group of one
+        # is plain batch norm.
+        return torch.nn.modules.batchnorm._BatchNorm.forward(self, input)
     self._check_input_dim(input)
     self._check_non_zero_input_channels(input)
     factor = 0.0 if self.momentum is None else self.momentum

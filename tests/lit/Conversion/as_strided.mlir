@@ -176,3 +176,24 @@ func.func @as_strided_scatter_everything(%a: !torch.vtensor<[2,3],f32>, %src: !t
   %0 = torch.aten.as_strided_scatter %a, %src, %size, %stride, %none : (!torch.vtensor<[2,3],f32>, !torch.vtensor<[6],f64>, !torch.list<int>, !torch.list<int>, !torch.none) -> !torch.vtensor<[2,3],f32>
   return %0 : !torch.vtensor<[2,3],f32>
 }
+
+// -----
+
+// A contiguous run at a constant offset (DDP copying a gradient into its
+// bucket): one insert_slice of the flattened src, no element loops.
+// CHECK-LABEL: func.func @as_strided_scatter_contiguous_run(
+// CHECK-SAME: %[[A:.*]]: tensor<20xf32>, %[[SRC:.*]]: tensor<2x3xf32>)
+// CHECK-NOT: scf.for
+// CHECK: %[[S:.*]] = tensor.collapse_shape %[[SRC]] {{\[\[}}0, 1]] : tensor<2x3xf32> into tensor<6xf32>
+// CHECK: %[[R:.*]] = tensor.insert_slice %[[S]] into %[[A]][7] [6] [1] : tensor<6xf32> into tensor<20xf32>
+// CHECK: return %[[R]]
+func.func @as_strided_scatter_contiguous_run(%a: !torch.vtensor<[20],f32>, %src: !torch.vtensor<[2,3],f32>) -> !torch.vtensor<[20],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int7 = torch.constant.int 7
+  %size = torch.prim.ListConstruct %int2, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int3, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_scatter %a, %src, %size, %stride, %int7 : (!torch.vtensor<[20],f32>, !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[20],f32>
+  return %0 : !torch.vtensor<[20],f32>
+}

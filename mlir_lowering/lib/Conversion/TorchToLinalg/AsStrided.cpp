@@ -4,9 +4,9 @@
 // contiguous with storage offset 0): element i of the strided view is
 // flat(self)[offset + sum_k i_k * stride_k]. as_strided_copy reads the view
 // (a reshape when it is all of self in order, else a gather), and
-// as_strided_scatter writes src into it (serial loops of tensor.insert into
-// a copy of self: strided positions cannot be inverted into a gather in
-// general). ltc_backend's as_strided kernel applies the ops to the tensor
+// as_strided_scatter writes src into it (a contiguous run: one
+// insert_slice; otherwise serial loops of tensor.insert into a copy of
+// self: strided positions cannot be inverted into a gather in general). ltc_backend's as_strided kernel applies the ops to the tensor
 // whose storage eager addresses, so row-major is right here. An offset
 // known only at run time is checked by the code (runtime check).
 //
@@ -269,6 +269,27 @@ public:
         createReshape(rewriter, loc, adaptor.getSelf(), flatType);
     if (failed(flat))
       return fail(op, rewriter, "cannot flatten self");
+    // A contiguous run of the storage at a constant offset (DDP writing a
+    // gradient into its bucket, a narrow): one slice insertion, which
+    // bufferization does in place when self is not read afterwards,
+    // instead of element-by-element inserts into a copy.
+    if (view->offset && *view->offset >= 0 &&
+        *view->offset + view->numElements <= numel &&
+        isContiguous(view->size, view->stride)) {
+      FailureOr<Value> srcFlat = createReshape(
+          rewriter, loc, src,
+          RankedTensorType::get({view->numElements}, elemType));
+      if (failed(srcFlat))
+        return fail(op, rewriter, "cannot flatten src");
+      Value inserted = tensor::InsertSliceOp::create(
+          rewriter, loc, *srcFlat, *flat,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*view->offset)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(view->numElements)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      return replaceOrFail(op, rewriter,
+                           createReshape(rewriter, loc, inserted, type),
+                           "cannot reshape the result");
+    }
     Value offset =
         createOffset(rewriter, loc, *view, numel, "as_strided_scatter");
     int64_t rank = srcType.getRank();
