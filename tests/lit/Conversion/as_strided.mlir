@@ -197,3 +197,23 @@ func.func @as_strided_scatter_contiguous_run(%a: !torch.vtensor<[20],f32>, %src:
   %0 = torch.aten.as_strided_scatter %a, %src, %size, %stride, %int7 : (!torch.vtensor<[20],f32>, !torch.vtensor<[2,3],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[20],f32>
   return %0 : !torch.vtensor<[20],f32>
 }
+
+// -----
+
+// Reading a contiguous run at a constant offset: a slice and a reshape.
+// CHECK-LABEL: func.func @as_strided_copy_contiguous_run(
+// CHECK-SAME: %[[A:.*]]: tensor<20xf32>)
+// CHECK-NOT: linalg.generic
+// CHECK: %[[S:.*]] = tensor.extract_slice %[[A]][7] [6] [1] : tensor<20xf32> to tensor<6xf32>
+// CHECK: %[[R:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [2, 3] : tensor<6xf32> into tensor<2x3xf32>
+// CHECK: return %[[R]]
+func.func @as_strided_copy_contiguous_run(%a: !torch.vtensor<[20],f32>) -> !torch.vtensor<[2,3],f32> {
+  %int1 = torch.constant.int 1
+  %int2 = torch.constant.int 2
+  %int3 = torch.constant.int 3
+  %int7 = torch.constant.int 7
+  %size = torch.prim.ListConstruct %int2, %int3 : (!torch.int, !torch.int) -> !torch.list<int>
+  %stride = torch.prim.ListConstruct %int3, %int1 : (!torch.int, !torch.int) -> !torch.list<int>
+  %0 = torch.aten.as_strided_copy %a, %size, %stride, %int7 : (!torch.vtensor<[20],f32>, !torch.list<int>, !torch.list<int>, !torch.int) -> !torch.vtensor<[2,3],f32>
+  return %0 : !torch.vtensor<[2,3],f32>
+}

@@ -3,7 +3,8 @@
 // Both ops address self as a flat row-major storage (LTC tensors are
 // contiguous with storage offset 0): element i of the strided view is
 // flat(self)[offset + sum_k i_k * stride_k]. as_strided_copy reads the view
-// (a reshape when it is all of self in order, else a gather), and
+// (a reshape when it is all of self in order, a slice when it is a
+// contiguous run, else a gather), and
 // as_strided_scatter writes src into it (a contiguous run: one
 // insert_slice; otherwise serial loops of tensor.insert into a copy of
 // self: strided positions cannot be inverted into a gather in general). ltc_backend's as_strided kernel applies the ops to the tensor
@@ -164,8 +165,9 @@ bool isContiguous(ArrayRef<int64_t> size, ArrayRef<int64_t> stride) {
 /// as_strided_copy(self, size, stride, storage_offset):
 ///   result[i...] = flat(self)[offset + sum_k i_k * stride_k].
 /// The contiguous strides of a same-sized result with offset 0 (what
-/// autograd emits when accumulating gradients) are a reshape; anything else
-/// is a linalg.generic reading the collapsed 1-D self with tensor.extract.
+/// autograd emits when accumulating gradients) are a reshape, a contiguous
+/// run at a constant offset a slice; anything else is a linalg.generic
+/// reading the collapsed 1-D self with tensor.extract.
 class ConvertAsStridedCopyOp
     : public ConvertStridedViewOp<torch::AtenAsStridedCopyOp> {
 public:
@@ -199,6 +201,19 @@ public:
         createReshape(rewriter, loc, adaptor.getSelf(), flatType);
     if (failed(flat))
       return fail(op, rewriter, "cannot flatten self");
+    // A contiguous run at a constant offset (a view of a DDP bucket, a
+    // narrow): a slice, then a reshape.
+    if (view->offset && *view->offset >= 0 &&
+        *view->offset + view->numElements <= numel &&
+        isContiguous(view->size, view->stride)) {
+      Value slice = tensor::ExtractSliceOp::create(
+          rewriter, loc, *flat,
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*view->offset)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(view->numElements)},
+          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+      return replaceOrFail(op, rewriter, createReshape(rewriter, loc, slice, type),
+                           "cannot reshape the slice");
+    }
     Value offset = createOffset(rewriter, loc, *view, numel, "as_strided_copy");
     int64_t rank = type.getRank();
     SmallVector<AffineMap> maps = {rewriter.getMultiDimIdentityMap(rank)};
