@@ -241,15 +241,22 @@ void AllGather(const c10::OperatorHandle& op, Stack* stack) {
 
 // _allgather_base_(Tensor output, Tensor input, ProcessGroup, bool async_op,
 //                  int timeout) -> (Tensor, Work)
-void AllGatherBase(const c10::OperatorHandle& op, Stack* stack) {
-  Stack args(stack->end() - 5, stack->end());
-  auto group = GroupArg(args[2]);
+// _reduce_scatter_base_(Tensor output, Tensor input, ProcessGroup, ReduceOp,
+//                       bool async_op, int timeout) -> (Tensor, Work)
+template <Collective kind>
+void SingleTensor(const c10::OperatorHandle& op, Stack* stack) {
+  const size_t n = op.schema().arguments().size();
+  Stack args(stack->end() - n, stack->end());
   at::Tensor out = args[0].toTensor();
-  at::Tensor gathered = RecordCollective(Collective::kAllGather, Inner(args[1].toTensor()), group, 0, 0);
-  Assign(out, gathered.numel() == out.numel() ? at::view_copy(gathered, out.sizes()) : gathered);
-  torch::jit::drop(*stack, 5);
+  const int64_t reduce_op = kind == Collective::kReduceScatter ? ReduceOpArg(args[3]) : 0;
+  at::Tensor result =
+      RecordCollective(kind, Inner(args[1].toTensor()), GroupArg(args[2]), reduce_op, 0);
+  Assign(out, result.numel() == out.numel() ? at::view_copy(result, out.sizes()) : result);
+  torch::jit::drop(*stack, n);
   stack->push_back(out);
-  stack->push_back(Completed({out}, c10d::OpType::_ALLGATHER_BASE));
+  stack->push_back(Completed({out}, kind == Collective::kAllGather
+                                        ? c10d::OpType::_ALLGATHER_BASE
+                                        : c10d::OpType::_REDUCE_SCATTER_BASE));
 }
 
 // reduce_scatter_(Tensor[] output_tensors, Tensor[][] input_tensors,
@@ -272,20 +279,6 @@ void ReduceScatter(const c10::OperatorHandle& op, Stack* stack) {
   torch::jit::drop(*stack, 6);
   stack->push_back(args[0]);
   stack->push_back(Completed(outs, c10d::OpType::REDUCE_SCATTER));
-}
-
-// _reduce_scatter_base_(Tensor output, Tensor input, ProcessGroup, ReduceOp,
-//                       bool async_op, int timeout) -> (Tensor, Work)
-void ReduceScatterBase(const c10::OperatorHandle& op, Stack* stack) {
-  Stack args(stack->end() - 6, stack->end());
-  auto group = GroupArg(args[2]);
-  at::Tensor out = args[0].toTensor();
-  at::Tensor reduced = RecordCollective(Collective::kReduceScatter, Inner(args[1].toTensor()),
-                                        group, ReduceOpArg(args[3]), 0);
-  Assign(out, reduced.numel() == out.numel() ? at::view_copy(reduced, out.sizes()) : reduced);
-  torch::jit::drop(*stack, 6);
-  stack->push_back(out);
-  stack->push_back(Completed({out}, c10d::OpType::_REDUCE_SCATTER_BASE));
 }
 
 // ---- _c10d_functional, on unwrapped lazy tensors (Lazy key) ----
@@ -370,12 +363,12 @@ void RegisterCollectiveKernels() {
              torch::CppFunction::makeFromBoxedFunction<&Kernel<&AllReduceCoalesced>>());
   c10d->impl("broadcast_", torch::CppFunction::makeFromBoxedFunction<&Kernel<&Broadcast>>());
   c10d->impl("allgather_", torch::CppFunction::makeFromBoxedFunction<&Kernel<&AllGather>>());
-  c10d->impl("_allgather_base_",
-             torch::CppFunction::makeFromBoxedFunction<&Kernel<&AllGatherBase>>());
+  c10d->impl("_allgather_base_", torch::CppFunction::makeFromBoxedFunction<
+                                     &Kernel<&SingleTensor<Collective::kAllGather>>>());
   c10d->impl("reduce_scatter_",
              torch::CppFunction::makeFromBoxedFunction<&Kernel<&ReduceScatter>>());
-  c10d->impl("_reduce_scatter_base_",
-             torch::CppFunction::makeFromBoxedFunction<&Kernel<&ReduceScatterBase>>());
+  c10d->impl("_reduce_scatter_base_", torch::CppFunction::makeFromBoxedFunction<
+                                          &Kernel<&SingleTensor<Collective::kReduceScatter>>>());
 
   static torch::Library* funcol = new torch::Library(
       torch::Library::IMPL, "_c10d_functional", c10::DispatchKey::Lazy, __FILE__, __LINE__);

@@ -233,12 +233,8 @@ def train_sync_bn(rank, world, steps, batch):
     return {"state": state, "metrics": metrics}
 
 
-def skip_collective(rank, world):
-    """Rank 0 all-reduces; rank 1 never does. Rank 0 must raise (the group's
-    timeout is 5 s), not hang."""
-    if rank == 1:
-        time.sleep(25)
-        os._exit(0)
+def all_reduce_expecting_an_error():
+    """All-reduces on the lazy device and syncs; what was raised, and when."""
     t = torch.ones(4, device=LAZY)
     dist.all_reduce(t)
     start = time.monotonic()
@@ -251,20 +247,20 @@ def skip_collective(rank, world):
                 "seconds": time.monotonic() - start}
 
 
+def skip_collective(rank, world):
+    """Rank 0 all-reduces; rank 1 never does. Rank 0 must raise (the group's
+    timeout is 5 s), not hang."""
+    if rank == 1:
+        time.sleep(25)
+        os._exit(0)
+    return all_reduce_expecting_an_error()
+
+
 def killed_rank(rank, world):
     """Rank 1 dies before the collective; the others must raise."""
     if rank == 1:
         os._exit(3)
-    t = torch.ones(4, device=LAZY)
-    dist.all_reduce(t)
-    start = time.monotonic()
-    try:
-        torch._lazy.mark_step()
-        t.cpu()
-        return {"raised": None}
-    except Exception as e:  # noqa: BLE001
-        return {"raised": type(e).__name__, "message": str(e),
-                "seconds": time.monotonic() - start}
+    return all_reduce_expecting_an_error()
 
 
 def mismatch(rank, world):
