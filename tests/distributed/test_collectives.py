@@ -55,3 +55,8 @@ def test_a_graph_that_falls_back_still_communicates(tmp_path):
         relu_sum = [0.0, 2.0 * 3, 3.0 * 3]
         assert r["value"] == [2 * v for v in relu_sum], r
         assert "aten::relu" in r["fallback_ops"], r
+
+
+def test_functionalized_cpu_collectives_keep_their_result(tmp_path):
+    for r in check_all_ok(run_ranks("functionalized_cpu", 2, tmp_path)):
+        assert r["value"] == [3.0, 3.0, 3.0], r

@@ -124,6 +124,16 @@ def fallback_graph(rank, world):
             "native_execute_count": m["native_execute_count"]}
 
 
+def functionalized_cpu(rank, world):
+    """A c10d collective under torch.func.functionalize on CPU tensors (our
+    Functionalize kernel's non-lazy path) keeps its result, as eager does."""
+    def f(t):
+        t = t * 1
+        dist.all_reduce(t)
+        return t + 0
+    return {"value": torch.func.functionalize(f)(torch.full((3,), float(rank + 1))).tolist()}
+
+
 def mlp():
     return torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 32),
                                torch.nn.ReLU(), torch.nn.Linear(32, 4))
@@ -278,6 +288,7 @@ def mismatch(rank, world):
 CASES = {"collectives": collective_calls, "train_mlp": train_mlp, "train_cnn_bn": train_cnn_bn,
          "train_sync_bn": train_sync_bn, "groups": groups,
          "export_refused": export_refused, "fallback_graph": fallback_graph,
+         "functionalized_cpu": functionalized_cpu,
          "skip_collective": skip_collective, "killed_rank": killed_rank, "mismatch": mismatch}
 
 
