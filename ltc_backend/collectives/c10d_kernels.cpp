@@ -176,32 +176,35 @@ void Kernel(const c10::OperatorHandle& op, c10::DispatchKeySet, Stack* stack) {
   body(op, stack);
 }
 
+// All-reduces each of `tensors` (a Tensor[]) in place; returns them.
+std::vector<at::Tensor> AllReduceEach(const IValue& tensors, const IValue& group_arg,
+                                      const IValue& reduce_op_arg) {
+  auto group = GroupArg(group_arg);
+  const int64_t reduce_op = ReduceOpArg(reduce_op_arg);
+  std::vector<at::Tensor> written = tensors.toTensorVector();
+  for (const at::Tensor& t : written)
+    Assign(t, RecordCollective(Collective::kAllReduce, Inner(t), group, reduce_op, 0));
+  return written;
+}
+
 // allreduce_(Tensor[] tensors, ProcessGroup, ReduceOp, Tensor? sparse_indices,
 //            bool async_op, int timeout) -> (Tensor[], Work)
 void AllReduce(const c10::OperatorHandle& op, Stack* stack) {
   Stack args(stack->end() - 6, stack->end());
   TORCH_CHECK_NOT_IMPLEMENTED(args[3].isNone(), "ltc_mlir: sparse all_reduce of lazy tensors");
-  auto group = GroupArg(args[1]);
-  const int64_t reduce_op = ReduceOpArg(args[2]);
-  std::vector<at::Tensor> tensors = args[0].toTensorVector();
-  for (const at::Tensor& t : tensors)
-    Assign(t, RecordCollective(Collective::kAllReduce, Inner(t), group, reduce_op, 0));
+  std::vector<at::Tensor> written = AllReduceEach(args[0], args[1], args[2]);
   torch::jit::drop(*stack, 6);
   stack->push_back(args[0]);
-  stack->push_back(Completed(tensors, c10d::OpType::ALLREDUCE));
+  stack->push_back(Completed(written, c10d::OpType::ALLREDUCE));
 }
 
 // allreduce_coalesced_(Tensor[] tensors, ProcessGroup, ReduceOp, bool async_op,
 //                      int timeout) -> Work
 void AllReduceCoalesced(const c10::OperatorHandle& op, Stack* stack) {
   Stack args(stack->end() - 5, stack->end());
-  auto group = GroupArg(args[1]);
-  const int64_t reduce_op = ReduceOpArg(args[2]);
-  std::vector<at::Tensor> tensors = args[0].toTensorVector();
-  for (const at::Tensor& t : tensors)
-    Assign(t, RecordCollective(Collective::kAllReduce, Inner(t), group, reduce_op, 0));
+  std::vector<at::Tensor> written = AllReduceEach(args[0], args[1], args[2]);
   torch::jit::drop(*stack, 5);
-  stack->push_back(Completed(tensors, c10d::OpType::ALLREDUCE_COALESCED));
+  stack->push_back(Completed(written, c10d::OpType::ALLREDUCE_COALESCED));
 }
 
 // broadcast_(Tensor[] tensors, ProcessGroup, int root_rank, int root_tensor,

@@ -162,6 +162,14 @@ bool isContiguous(ArrayRef<int64_t> size, ArrayRef<int64_t> stride) {
   return true;
 }
 
+/// The view is one run of consecutive elements of a storage of `numel`
+/// elements, at a constant offset.
+bool isContiguousRun(const StridedView &view, int64_t numel) {
+  return view.offset && *view.offset >= 0 &&
+         *view.offset + view.numElements <= numel &&
+         isContiguous(view.size, view.stride);
+}
+
 /// as_strided_copy(self, size, stride, storage_offset):
 ///   result[i...] = flat(self)[offset + sum_k i_k * stride_k].
 /// The contiguous strides of a same-sized result with offset 0 (what
@@ -203,9 +211,7 @@ public:
       return fail(op, rewriter, "cannot flatten self");
     // A contiguous run at a constant offset (a view of a DDP bucket, a
     // narrow): a slice, then a reshape.
-    if (view->offset && *view->offset >= 0 &&
-        *view->offset + view->numElements <= numel &&
-        isContiguous(view->size, view->stride)) {
+    if (isContiguousRun(*view, numel)) {
       Value slice = tensor::ExtractSliceOp::create(
           rewriter, loc, *flat,
           ArrayRef<OpFoldResult>{rewriter.getIndexAttr(*view->offset)},
@@ -288,9 +294,7 @@ public:
     // gradient into its bucket, a narrow): one slice insertion, which
     // bufferization does in place when self is not read afterwards,
     // instead of element-by-element inserts into a copy.
-    if (view->offset && *view->offset >= 0 &&
-        *view->offset + view->numElements <= numel &&
-        isContiguous(view->size, view->stride)) {
+    if (isContiguousRun(*view, numel)) {
       FailureOr<Value> srcFlat = createReshape(
           rewriter, loc, src,
           RankedTensorType::get({view->numElements}, elemType));
