@@ -29,7 +29,7 @@ def aggregate(rounds):
         "peak_rss_mb": max(r["peak_rss_mb"] for r in ok),
         "cpu_util": statistics.median(r["cpu_util"] for r in ok),
     })
-    for metrics in ("ltc_mlir", "inductor", "ts"):  # the last round's counters
+    for metrics in ("ltc_mlir", "inductor", "dynamo", "ts"):  # the last round's counters
         if metrics in ok[-1]:
             out[metrics] = ok[-1][metrics]
     return out
@@ -77,7 +77,7 @@ def _note(agg):
             notes.append("all native")
         if m.get("compiles_while_timed"):
             notes.append(f"{m['compiles_while_timed']} compile(s) during timed steps")
-    m = agg.get("inductor")
+    m = agg.get("inductor") or agg.get("dynamo")
     if m:
         notes.append(f"{m['graphs']} graph(s)"
                      + (f" ({m['graphs_first_step']} in 1st step)"
@@ -155,7 +155,10 @@ def kernel_table(results, peak_description):
     return "\n".join(lines)
 
 
-COMPARED = ("ltc_mlir", "pipelined", "inductor", "ts")  # each against eager and inductor
+COMPARED = ("ltc_mlir", "pipelined", "compiled", "inductor", "ts")  # each against eager and inductor
+# The "ltc_mlir": the faster of its front ends (mark_step, pipelined
+# mark_step, torch.compile(backend="ltc_mlir")).
+LTC_MLIR_FRONT_ENDS = ("ltc_mlir", "pipelined", "compiled")
 
 
 def _ratio_text(agg, ref):
@@ -191,6 +194,12 @@ def ratio_summary(results):
                 refs = [ref for ref in REFERENCES if ref != mode and ref in by_mode]
                 parts.append(f"{mode} " + (", ".join(_ratio_text(agg, ref) for ref in refs)
                                            or "-"))
+            best = min((m for m in LTC_MLIR_FRONT_ENDS if by_mode.get(m, {}).get("median_ms")),
+                       key=lambda m: by_mode[m]["median_ms"], default=None)
+            if best:
+                refs = [ref for ref in REFERENCES if ref in by_mode]
+                parts.append(f"best ltc_mlir ({best}) "
+                             + ", ".join(_ratio_text(by_mode[best], ref) for ref in refs))
             lines.append(f"  {name:<15} {threads} thr: " + "; ".join(parts))
             lines.append(f"  {'':<15}        1st step s: " + ", ".join(
                 f"{mode} {_seconds(agg)}" for mode, agg in by_mode.items()))
@@ -203,7 +212,7 @@ def write_json(path, data):
 
 
 MODE_COLORS = {"eager": "tab:gray", "inductor": "tab:purple", "ts": "tab:blue",
-               "ltc_mlir": "tab:orange", "pipelined": "tab:green"}
+               "ltc_mlir": "tab:orange", "pipelined": "tab:green", "compiled": "tab:red"}
 
 
 def _bars(ax, names, series, thread_counts, from_one):
@@ -274,10 +283,11 @@ def plot_ratios(results, path):
     thread_counts = sorted({t for by_t in results.values() for t in by_t}, key=int)
     panels = [
         ("median ms/step / eager (lower is faster)", True,
-         _series(results, names, thread_counts, ("inductor", "ts", "ltc_mlir", "pipelined"),
+         _series(results, names, thread_counts,
+                 ("inductor", "ts") + LTC_MLIR_FRONT_ENDS,
                  lambda c: c.get("ratio_vs_eager"))),
         ("median ms/step / inductor (lower is faster)", True,
-         _series(results, names, thread_counts, ("ltc_mlir", "pipelined"),
+         _series(results, names, thread_counts, LTC_MLIR_FRONT_ENDS,
                  lambda c: c.get("ratio_vs_inductor"))),
         ("first step (trace + compile + run), s; * = from the compile cache", False,
          _series(results, names, thread_counts, tuple(MODE_COLORS), _first_step_s,

@@ -7,7 +7,9 @@ first step (trace + compile + run) and then `steps` steps after `warmup`
 more, each step synchronized (mark_step + wait_device_ops on the lazy
 device), and prints one line `BENCH_RESULT {json}`. The "inductor" mode is
 eager CPU tensors with the step compiled by torch.compile (workloads.py;
-kernels: the call compiled); its first step is the compile. "ts" is torch's
+kernels: the call compiled); its first step is the compile. "compiled" is
+the same with torch.compile(backend="ltc_mlir"): Dynamo's graphs compiled
+by ltc_mlir and replayed without tracing. "ts" is torch's
 TorchScript lazy backend with benchmarks/ts_backend_fixes.py. The "pipelined" mode
 is ltc_mlir with ltc_mlir.set_pipelined(True): a step's graph runs while
 the next one traces, so its samples are blocks of PIPELINED_BLOCK steps
@@ -24,8 +26,9 @@ import sys
 import time
 import traceback
 
-MODES = ("eager", "inductor", "ts", "ltc_mlir", "pipelined")
-LTC_MLIR_MODES = ("ltc_mlir", "pipelined")
+MODES = ("eager", "inductor", "compiled", "ts", "ltc_mlir", "pipelined")
+LTC_MLIR_MODES = ("ltc_mlir", "pipelined", "compiled")  # with ltc_mlir's metrics
+TORCH_COMPILE_BACKENDS = {"inductor": "inductor", "compiled": "ltc_mlir"}
 PIPELINED_BLOCK = 10
 MARKER = "BENCH_RESULT "
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -46,18 +49,18 @@ def _init_mode(mode):
         import ltc_mlir
         ltc_mlir.init()
         ltc_mlir.set_pipelined(mode == "pipelined")
-        return "lazy"
+        return "cpu" if mode == "compiled" else "lazy"
     raise ValueError(f"unknown mode {mode!r} (one of {', '.join(MODES)})")
 
 
-def _build(kind, name, device, inductor):
+def _build(kind, name, device, backend):
     if kind == "workload":
         from workloads import WORKLOADS
-        return WORKLOADS[name][0](device, inductor=inductor)
+        return WORKLOADS[name][0](device, backend=backend)
     from kernels import KERNELS
     import torch
     step = KERNELS[name][0](device)
-    return torch.compile(step) if inductor else step
+    return torch.compile(step, backend=backend) if backend else step
 
 
 def _peak_rss_mb():
@@ -70,14 +73,15 @@ def _ltc_mlir_metrics():
     m = ltc_mlir.metrics()
     keys = ("compile_count", "compile_time_ms", "cache_hits", "execute_count",
             "native_execute_count", "fallback_graph_count", "fallback_execute_count",
-            "disk_cache_hits")
+            "disk_cache_hits", "replay_graphs", "replay_calls", "replay_time_ms",
+            "replay_eager_graphs")
     out = {k: m[k] for k in keys if k in m}
     out["fallback_ops"] = dict(m.get("fallback_ops", {}))
     out["fallback_reasons"] = list(m.get("fallback_reasons", []))[:5]
     return out
 
 
-def _inductor_metrics():
+def _dynamo_metrics():
     """torch.compile's counters: graphs compiled (forward, backward and
     optimizer graphs count one each), frames compiled, graph breaks, and
     hits of Inductor's FX graph cache and AOTAutograd's cache (both in
@@ -97,7 +101,8 @@ def child_main(spec):
     torch.set_num_threads(spec["threads"])
     device = _init_mode(spec["mode"])
     lazy = device == "lazy"
-    step = _build(spec["kind"], spec["name"], device, inductor=spec["mode"] == "inductor")
+    step = _build(spec["kind"], spec["name"], device,
+                  backend=TORCH_COMPILE_BACKENDS.get(spec["mode"]))
 
     def timed(block=1):
         start = time.perf_counter()
@@ -112,15 +117,15 @@ def child_main(spec):
 
     block = PIPELINED_BLOCK if spec["mode"] == "pipelined" else 1
     first_ms = timed()
-    if spec["mode"] == "inductor":
-        first_graphs = _inductor_metrics()["graphs"]
+    if spec["mode"] in TORCH_COMPILE_BACKENDS:
+        first_graphs = _dynamo_metrics()["graphs"]
     for _ in range(spec["warmup"]):
         timed(block)
     if spec["mode"] in LTC_MLIR_MODES:
         import ltc_mlir
         warm = ltc_mlir.metrics()["compile_count"]
-    elif spec["mode"] == "inductor":
-        warm = _inductor_metrics()["graphs"]
+    if spec["mode"] in TORCH_COMPILE_BACKENDS:
+        warm_graphs = _dynamo_metrics()["graphs"]
     cpu_start, wall_start = time.process_time(), time.perf_counter()
     samples = [timed(block) for _ in range(spec["steps"])]
     # CPU time / wall time of the timed steps: the cores the process kept
@@ -135,12 +140,16 @@ def child_main(spec):
         # steady state (more warmup needed, or a graph that changes each step).
         result["ltc_mlir"]["compiles_while_timed"] = \
             result["ltc_mlir"]["compile_count"] - warm
-    elif spec["mode"] == "inductor":
-        result["inductor"] = _inductor_metrics()
-        result["inductor"]["graphs_first_step"] = first_graphs
+    if spec["mode"] in TORCH_COMPILE_BACKENDS:
+        dynamo = _dynamo_metrics()
+        dynamo["graphs_first_step"] = first_graphs
         # Recompiles (new graphs) during the timed steps.
-        result["inductor"]["compiles_while_timed"] = result["inductor"]["graphs"] - warm
-    elif spec["mode"] == "ts":
+        dynamo["compiles_while_timed"] = dynamo["graphs"] - warm_graphs
+        if spec["mode"] == "inductor":
+            result["inductor"] = dynamo
+        else:
+            result["dynamo"] = dynamo
+    if spec["mode"] == "ts":
         import ts_backend_fixes
         result["ts"] = {"fallback_ops": ts_backend_fixes.fallback_ops()}
     return result

@@ -6,11 +6,12 @@ backward, optimizer step) or one inference forward, and returns the tensors
 the step produces. The runner (benchmarks/runner.py) adds the mark_step and
 the wait on the lazy device, and times each step.
 
-With inductor=True (the suite's "inductor" mode, device "cpu") the step is
-compiled as a torch 2.x user compiles it: `torch.compile(model)` (AOTAutograd
-compiles its backward too) and a `torch.compile`d function calling
-`opt.step()` (the PyTorch tutorial "Compiling the optimizer"); zero_grad and
-backward() stay Python calls.
+With backend="inductor" or "ltc_mlir" (the suite's "inductor" and
+"compiled" modes, device "cpu") the step is compiled as a torch 2.x user
+compiles it: `torch.compile(model, backend=...)` (AOTAutograd compiles its
+backward too) and a `torch.compile`d function calling `opt.step()` (the
+PyTorch tutorial "Compiling the optimizer"); zero_grad and backward() stay
+Python calls.
 """
 import os
 import sys
@@ -27,16 +28,16 @@ def _generator():
     return torch.Generator().manual_seed(1)
 
 
-def _train_step(model, opt, loss_fn, inputs, inductor=False):
+def _train_step(model, opt, loss_fn, inputs, backend=None):
     """A training step: zero_grad(set_to_none=True) (torch 2.14's default),
-    forward, loss, backward, optimizer step. inductor: the model and the
-    optimizer step compiled with torch.compile (Inductor)."""
+    forward, loss, backward, optimizer step. backend: the model and the
+    optimizer step compiled with torch.compile(backend=backend)."""
     model.train()
     forward, opt_step = model, opt.step
-    if inductor:
-        forward = torch.compile(model)
+    if backend:
+        forward = torch.compile(model, backend=backend)
 
-        @torch.compile
+        @torch.compile(backend=backend)
         def opt_step():
             opt.step()
 
@@ -60,7 +61,7 @@ def _images(batch, size, classes, device):
     return x.to(device), y.to(device)
 
 
-def mlp_train(device, inductor=False):
+def mlp_train(device, backend=None):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(784, 512), torch.nn.ReLU(),
                                 torch.nn.Linear(512, 512), torch.nn.ReLU(),
@@ -69,41 +70,41 @@ def mlp_train(device, inductor=False):
     x = torch.randn(64, 784, generator=g).to(device)
     y = torch.randint(0, 10, (64,), generator=g).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    return _train_step(model, opt, _classifier_loss, (x, y), inductor)
+    return _train_step(model, opt, _classifier_loss, (x, y), backend)
 
 
-def small_cnn_train(device, inductor=False):
+def small_cnn_train(device, backend=None):
     torch.manual_seed(0)
     model = zoo.SmallCNN()
     # zoo.SmallCNN's head expects 16x16 images; at 32x32 the features are 8x8.
     model.head = torch.nn.Linear(16 * 8 * 8, 10)
     model = model.to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-    return _train_step(model, opt, _classifier_loss, _images(16, 32, 10, device), inductor)
+    return _train_step(model, opt, _classifier_loss, _images(16, 32, 10, device), backend)
 
 
-def _torchvision_train(ctor, device, inductor):
+def _torchvision_train(ctor, device, backend):
     torch.manual_seed(0)
     model = ctor(num_classes=10).to(device)
     opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, weight_decay=1e-4)
-    return _train_step(model, opt, _classifier_loss, _images(8, 64, 10, device), inductor)
+    return _train_step(model, opt, _classifier_loss, _images(8, 64, 10, device), backend)
 
 
-def resnet18_train(device, inductor=False):
+def resnet18_train(device, backend=None):
     import torchvision
-    return _torchvision_train(torchvision.models.resnet18, device, inductor)
+    return _torchvision_train(torchvision.models.resnet18, device, backend)
 
 
-def mobilenet_v2_train(device, inductor=False):
+def mobilenet_v2_train(device, backend=None):
     import torchvision
-    return _torchvision_train(torchvision.models.mobilenet_v2, device, inductor)
+    return _torchvision_train(torchvision.models.mobilenet_v2, device, backend)
 
 
 NANOGPT = dict(vocab=256, dim=128, heads=4, block=64, layers=2)
 NANOGPT_BATCH = 8
 
 
-def nanogpt_train(device, inductor=False):
+def nanogpt_train(device, backend=None):
     torch.manual_seed(0)
     cfg = NANOGPT
     model = zoo.NanoGPT(**cfg).to(device)
@@ -114,7 +115,7 @@ def nanogpt_train(device, inductor=False):
 
     def loss_fn(m, x, y):
         return F.cross_entropy(m(x).view(-1, cfg["vocab"]), y.view(-1))
-    return _train_step(model, opt, loss_fn, (idx.to(device), tgt.to(device)), inductor)
+    return _train_step(model, opt, loss_fn, (idx.to(device), tgt.to(device)), backend)
 
 
 # GPT-2 small's shape (transformers' GPT2Config defaults: vocab 50257, 1024
@@ -124,7 +125,7 @@ GPT2 = dict(n_embd=768, n_head=12, n_layer=2)
 GPT2_BATCH, GPT2_SEQ = 2, 128
 
 
-def gpt2_train(device, inductor=False):
+def gpt2_train(device, backend=None):
     # Built from its config with random weights: nothing is downloaded.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from transformers import GPT2Config, GPT2LMHeadModel
@@ -139,15 +140,15 @@ def gpt2_train(device, inductor=False):
     def loss_fn(m, input_ids):
         # Language modelling: the model shifts the labels (next token).
         return m(input_ids=input_ids, labels=input_ids).loss
-    return _train_step(model, opt, loss_fn, (ids.to(device),), inductor)
+    return _train_step(model, opt, loss_fn, (ids.to(device),), backend)
 
 
-def resnet18_infer(device, inductor=False):
+def resnet18_infer(device, backend=None):
     import torchvision
     torch.manual_seed(0)
     model = torchvision.models.resnet18().eval().to(device)
     x = torch.randn(1, 3, 224, 224, generator=_generator()).to(device)
-    forward = torch.compile(model) if inductor else model
+    forward = torch.compile(model, backend=backend) if backend else model
 
     def step():
         with torch.no_grad():

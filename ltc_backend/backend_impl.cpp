@@ -40,11 +40,6 @@ using torch::lazy::BackendDataPtr;
 using torch::lazy::BackendDevice;
 using torch::lazy::ComputationPtr;
 
-double MsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 class MlirBackendImpl : public torch::lazy::BackendImplInterface {
  public:
   MlirBackendImpl() : ts_(TorchScriptBackendServices()) {}
@@ -125,43 +120,7 @@ class MlirBackendImpl : public torch::lazy::BackendImplInterface {
     auto comp = std::dynamic_pointer_cast<MlirComputation>(computation);
     TORCH_CHECK(comp, "ltc_mlir: ExecuteComputation() got a computation from another backend");
     comp = ForThisWiring(std::move(comp), arguments.size(), device);
-    bool cache_hit = comp->executions.fetch_add(1) > 0;
-    // A deferred new shape compiles when it runs again (shape_variants.h).
-    if (cache_hit && comp->deferred) CompileDeferred(*comp);
-    const bool deferred_run = comp->deferred;
-    // Collectives recorded from now on start a new chain (collective_op.h).
-    RestartCollectiveChain();
-    const MlirComputation::Collectives& collectives = comp->collectives();
-    if (PipelinedExecution()) {
-      // Native graphs run on the pipeline thread (which records their
-      // execution); the others on this one, after the pipeline. So do
-      // graphs with collectives: the process group must see every rank's
-      // collectives in program order, also those Python issues eagerly.
-      if (comp->is_native() && !deferred_run && collectives.sequence.empty())
-        return RunReportingErrorsAtSync(*comp, device, [&] {
-          return SubmitNative(comp, arguments, device, cache_hit);
-        });
-      DrainPipeline();
-    }
-    auto start = std::chrono::steady_clock::now();
-    std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
-      std::optional<CollectiveRun> collective_run;
-      if (!collectives.sequence.empty())
-        collective_run.emplace(comp->name, collectives.sequence, collectives.group);
-      std::vector<BackendDataPtr> r;
-      if (comp->is_native()) r = RunNative(*comp, arguments, device);
-      else if (comp->partitioned) r = RunPartitioned(*comp, arguments, device);
-      else r = RunFallback(*comp, arguments, device);
-      if (collective_run) collective_run->Finish();
-      return r;
-    });
-    if (deferred_run) {
-      Metrics::RecordDeferredExecution(MsSince(start));
-    } else {
-      Metrics::RecordExecution(comp->is_native(), cache_hit, MsSince(start), comp->fallback_ops,
-                               comp->native_op_counts);
-    }
-    return results;
+    return RunComputation(std::move(comp), arguments, device, /*allow_pipeline=*/true);
   }
 
   std::shared_ptr<torch::lazy::BackendDeviceType> GetDefaultDeviceType() const override {

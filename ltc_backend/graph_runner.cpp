@@ -3,12 +3,18 @@
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Functions.h>
 
+#include <chrono>
 #include <mutex>
 
 #include "ltc_backend/backend_data.h"
+#include "ltc_backend/collectives/collective_op.h"
+#include "ltc_backend/collectives/collective_runner.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/execution_errors.h"
+#include "ltc_backend/graph_compiler.h"
+#include "ltc_backend/metrics.h"
 #include "ltc_backend/pipelined_execution.h"
+#include "ltc_backend/torchscript/boundary.h"
 #include "ltc_mlir/runtime/openmp.h"
 
 namespace ltc_mlir {
@@ -22,6 +28,57 @@ int64_t NextRandomSeed() {
   at::Generator gen = at::detail::getDefaultCPUGenerator();
   std::lock_guard<std::mutex> lock(gen.mutex());
   return static_cast<int64_t>(at::check_generator<at::CPUGeneratorImpl>(gen)->random64());
+}
+
+namespace {
+
+double MsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+std::vector<BackendDataPtr> RunComputation(std::shared_ptr<MlirComputation> comp,
+                                           c10::ArrayRef<BackendDataPtr> arguments,
+                                           const BackendDevice& device, bool allow_pipeline) {
+  bool cache_hit = comp->executions.fetch_add(1) > 0;
+  // A deferred new shape compiles when it runs again (shape_variants.h).
+  if (cache_hit && comp->deferred) CompileDeferred(*comp);
+  const bool deferred_run = comp->deferred;
+  // Collectives recorded from now on start a new chain (collective_op.h).
+  RestartCollectiveChain();
+  const MlirComputation::Collectives& collectives = comp->collectives();
+  if (PipelinedExecution()) {
+    // Native graphs run on the pipeline thread (which records their
+    // execution); the others on this one, after the pipeline. So do
+    // graphs with collectives: the process group must see every rank's
+    // collectives in program order, also those Python issues eagerly.
+    if (allow_pipeline && comp->is_native() && !deferred_run && collectives.sequence.empty())
+      return RunReportingErrorsAtSync(*comp, device, [&] {
+        return SubmitNative(comp, arguments, device, cache_hit);
+      });
+    DrainPipeline();
+  }
+  auto start = std::chrono::steady_clock::now();
+  std::vector<BackendDataPtr> results = RunReportingErrorsAtSync(*comp, device, [&] {
+    std::optional<CollectiveRun> collective_run;
+    if (!collectives.sequence.empty())
+      collective_run.emplace(comp->name, collectives.sequence, collectives.group);
+    std::vector<BackendDataPtr> r;
+    if (comp->is_native()) r = RunNative(*comp, arguments, device);
+    else if (comp->partitioned) r = RunPartitioned(*comp, arguments, device);
+    else r = RunFallback(*comp, arguments, device);
+    if (collective_run) collective_run->Finish();
+    return r;
+  });
+  if (deferred_run) {
+    Metrics::RecordDeferredExecution(MsSince(start));
+  } else {
+    Metrics::RecordExecution(comp->is_native(), cache_hit, MsSince(start), comp->fallback_ops,
+                             comp->native_op_counts);
+  }
+  return results;
 }
 
 PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> arguments,

@@ -16,6 +16,14 @@ namespace backend {
 // run (every training step) gets new dropout masks.
 int64_t NextRandomSeed();
 
+// Runs `comp` on `arguments` as a sync does: deferred compiles, metrics,
+// collectives, errors recorded for the sync (execution_errors.h). Native
+// graphs go to the pipeline thread when pipelining is on and
+// `allow_pipeline`; otherwise the pipeline drains first.
+std::vector<torch::lazy::BackendDataPtr> RunComputation(
+    std::shared_ptr<MlirComputation> comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
+    const torch::lazy::BackendDevice& device, bool allow_pipeline);
+
 // Inputs' host buffers are passed without copies; outputs come from the
 // computation's buffer pool once the graph repeats. Graph outputs that pass
 // an input through, or repeat a result, share its buffer.

@@ -127,6 +127,23 @@ void Metrics::RecordCollectiveWait(double ms) {
   state.collective_wait_ms += ms;
 }
 
+void Metrics::RecordReplayGraph() {
+  std::lock_guard<std::mutex> lock(mu);
+  state.replay_graphs++;
+}
+
+void Metrics::RecordReplayCall(double ms) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.replay_calls++;
+  state.replay_time_ms += ms;
+}
+
+void Metrics::RecordReplayEagerGraph(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu);
+  state.replay_eager_graphs++;
+  state.fallback_reasons.push_back("torch.compile graph run eagerly: " + reason);
+}
+
 MetricsSnapshot Metrics::Get() {
   std::map<std::string, int64_t> eager = EagerFallbackCounters();
   std::map<std::string, int64_t> kernels = KernelFallbackCounters();
@@ -201,6 +218,10 @@ std::string Metrics::Report() {
     for (const auto& kv : m.collective_calls) os << " " << kv.first << " " << kv.second << ";";
     os << " " << m.collective_bytes << " bytes, " << m.collective_wait_ms << " ms waited\n";
   }
+  if (m.replay_graphs > 0 || m.replay_eager_graphs > 0)
+    os << "  torch.compile graphs     : " << m.replay_graphs << " built, " << m.replay_calls
+       << " calls replayed in " << m.replay_time_ms << " ms, " << m.replay_eager_graphs
+       << " run eagerly\n";
   if (!m.compile_reasons.empty()) {
     // Most frequent first: what keeps making graphs compile.
     std::vector<std::pair<int64_t, std::string>> reasons;

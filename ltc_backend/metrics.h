@@ -54,6 +54,14 @@ struct MetricsSnapshot {
   std::map<std::string, int64_t> collective_calls;
   int64_t collective_bytes = 0;
   double collective_wait_ms = 0;
+  // torch.compile(backend="ltc_mlir") (replay_graph.h): FX graphs built
+  // (one per argument signature), calls replayed, time spent in those calls
+  // (binding, running, unwrapping), and graphs that run eagerly instead
+  // with the reason (also in fallback_reasons).
+  int64_t replay_graphs = 0;
+  int64_t replay_calls = 0;
+  double replay_time_ms = 0;
+  int64_t replay_eager_graphs = 0;
 };
 
 class Metrics {
@@ -74,6 +82,9 @@ class Metrics {
                               const std::vector<std::pair<std::string, int64_t>>& native_ops);
   static void RecordCollective(const std::string& kind, int64_t bytes);
   static void RecordCollectiveWait(double ms);
+  static void RecordReplayGraph();
+  static void RecordReplayCall(double ms);
+  static void RecordReplayEagerGraph(const std::string& reason);
   static MetricsSnapshot Get();  // includes the eager-fallback op counters
   static void Reset();
   static std::string Report();

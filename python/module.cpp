@@ -14,6 +14,7 @@
 #include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/shape_variants.h"
 #include "python/export_bindings.h"
+#include "python/replay_bindings.h"
 
 namespace py = pybind11;
 using namespace ltc_mlir::backend;
@@ -57,6 +58,10 @@ PYBIND11_MODULE(_C, m) {
     d["collective_calls"] = s.collective_calls;
     d["collective_bytes"] = s.collective_bytes;
     d["collective_wait_ms"] = s.collective_wait_ms;
+    d["replay_graphs"] = s.replay_graphs;
+    d["replay_calls"] = s.replay_calls;
+    d["replay_time_ms"] = s.replay_time_ms;
+    d["replay_eager_graphs"] = s.replay_eager_graphs;
     return d;
   });
   m.def("_raise_pending_error", [] {
@@ -84,6 +89,8 @@ PYBIND11_MODULE(_C, m) {
     DrainPipeline();
   });
   m.def("_reset_metrics", &Metrics::Reset);
+  m.def("_record_replay_eager_graph", &Metrics::RecordReplayEagerGraph);
+  m.def("_record_compile_explanation", &Metrics::RecordCompileExplanation);
   m.def("_metrics_report", &Metrics::Report);
   m.def("_set_dump_dir", &SetDumpDir);
   m.def("_set_disabled_ops", &SetDisabledOps);
@@ -118,4 +125,5 @@ PYBIND11_MODULE(_C, m) {
         "kernel).",
         py::arg("name"), py::arg("result_like") = "");
   ltc_mlir::RegisterExportBindings(m);
+  ltc_mlir::RegisterReplayBindings(m);
 }

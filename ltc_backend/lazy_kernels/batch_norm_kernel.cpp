@@ -141,6 +141,40 @@ Result NativeBatchNorm(const at::Tensor& input, const OptionalTensor& weight,
   return result;
 }
 
+// The _native_batch_norm_legit family, which AOTAutograd's graphs
+// (torch.compile) use instead of native_batch_norm: without kernels here
+// they ran through the eager per-op fallback.
+Result BatchNormLegit(const at::Tensor& input, const OptionalTensor& weight,
+                      const OptionalTensor& bias, at::Tensor& running_mean,
+                      at::Tensor& running_var, bool training, double momentum, double eps) {
+  return NativeBatchNorm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+Result BatchNormLegitNoStats(const at::Tensor& input, const OptionalTensor& weight,
+                             const OptionalTensor& bias, bool training, double momentum,
+                             double eps) {
+  return NativeBatchNorm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+}
+
+Result BatchNormLegitNoTraining(const at::Tensor& input, const OptionalTensor& weight,
+                                const OptionalTensor& bias, const at::Tensor& running_mean,
+                                const at::Tensor& running_var, double momentum, double eps) {
+  return NativeBatchNorm(input, weight, bias, running_mean, running_var, /*training=*/false,
+                         momentum, eps);
+}
+
+// The functional variant returns the updated running statistics instead of
+// writing them: the update runs on copies.
+std::tuple<at::Tensor, at::Tensor, at::Tensor, at::Tensor, at::Tensor> BatchNormLegitFunctional(
+    const at::Tensor& input, const OptionalTensor& weight, const OptionalTensor& bias,
+    const at::Tensor& running_mean, const at::Tensor& running_var, bool training,
+    double momentum, double eps) {
+  at::Tensor new_mean = at::clone(running_mean);
+  at::Tensor new_var = at::clone(running_var);
+  Result r = NativeBatchNorm(input, weight, bias, new_mean, new_var, training, momentum, eps);
+  return {std::get<0>(r), std::get<1>(r), std::get<2>(r), new_mean, new_var};
+}
+
 }  // namespace
 
 void RegisterBatchNormKernel() {
@@ -150,6 +184,10 @@ void RegisterBatchNormKernel() {
                                                   c10::DispatchKey::Lazy, __FILE__, __LINE__);
   QuietWarnings quiet;  // we override LTC's kernel on purpose
   lib->impl("native_batch_norm", TORCH_FN(NativeBatchNorm));
+  lib->impl("_native_batch_norm_legit", TORCH_FN(BatchNormLegit));
+  lib->impl("_native_batch_norm_legit.no_stats", TORCH_FN(BatchNormLegitNoStats));
+  lib->impl("_native_batch_norm_legit_no_training", TORCH_FN(BatchNormLegitNoTraining));
+  lib->impl("_native_batch_norm_legit_functional", TORCH_FN(BatchNormLegitFunctional));
 }
 
 }  // namespace backend

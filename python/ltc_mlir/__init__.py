@@ -10,6 +10,7 @@
 import atexit as _atexit
 import functools as _functools
 import os as _os
+import sys as _sys
 import warnings as _warnings
 
 import torch as _torch  # loads libtorch before our extension needs it
@@ -21,6 +22,7 @@ from . import _sync_batch_norm
 from . import _transformer_fixes
 from . import _tensor_fixes
 from . import distributed  # noqa: F401
+from . import dynamo_backend  # noqa: F401  (torch.compile(..., backend="ltc_mlir"))
 from . import export  # noqa: F401  (callable: ltc_mlir.export(model, inputs, path, ...))
 from .export import ExportError  # noqa: F401
 
@@ -49,6 +51,10 @@ def init():
         _torch.Tensor.contiguous = _contiguous
     _raise_graph_errors_at_mark_step()
     _raise_graph_errors_at_wait_device_ops()
+    # torch.compile finds the backend through its entry point; a torch._dynamo
+    # imported before may have looked already.
+    if "torch._dynamo" in _sys.modules:
+        dynamo_backend.register()
     pipeline = _os.environ.get("LTC_MLIR_PIPELINE")
     if pipeline not in (None, "", "0", "1"):
         raise ValueError(f"LTC_MLIR_PIPELINE={pipeline!r}: use 1 to run each step's graph while "
