@@ -100,26 +100,30 @@ class _ReplayedGraph:
 
     _boxed_call = True  # AOTAutograd passes the arguments as one list
 
-    def __init__(self, gm, role):
+    def __init__(self, gm, role, static):
         self.gm = gm
         self.role = role  # "forward", "backward" or "inference"
+        # Static: tensor arguments of fixed sizes only, so Dynamo's guards
+        # admit one signature, and the per-call signature is skipped (the
+        # replayed graph still checks every argument).
+        self.static = static
         self.entries = {}
 
     def __call__(self, args):
         args = list(args)
-        key = _signature(args)
+        key = () if self.static else _signature(args)
         entry = self.entries.get(key)
         if entry is None:
-            entry = self.entries[key] = self._build(args, key)
+            entry = self.entries[key] = self._build(args)
         if entry.replay is None:
             return self.gm(*args)
         results = entry.replay.run([args[i] for i in entry.tensor_positions])
         return [results[v] if kind == "result" else v for kind, v in entry.outputs]
 
-    def _build(self, args, key):
+    def _build(self, args):
         debug = _C._debug_enabled()
         if debug:
-            why = "first signature" if not self.entries else f"new signature {key}"
+            why = "first signature" if not self.entries else f"new signature {_signature(args)}"
             sys.stderr.write(f"ltc_mlir torch.compile: building the {self.role} graph "
                              f"({len(self.gm.graph.nodes)} FX nodes): {why}\n")
             _C._record_compile_explanation("torch.compile " + ("first graph" if not self.entries
@@ -159,9 +163,14 @@ class _ReplayedGraph:
         return _Entry(replay, tensor_positions, outputs)
 
 
+def _is_static(example_inputs):
+    return all(isinstance(a, torch.Tensor)
+               and all(isinstance(d, int) for d in a.shape) for a in example_inputs)
+
+
 def _compiler(role):
     def compile_graph(gm, example_inputs):
-        graph = _ReplayedGraph(gm, role)
+        graph = _ReplayedGraph(gm, role, _is_static(example_inputs))
         if role != "backward":
             return graph
         # The backward runs from the autograd engine, where Dynamo must not
