@@ -129,8 +129,14 @@ bool emitObject(llvm::Module &module, const CodegenOptions &options,
 
 /// Splits `module` into at most `parts` modules serialized as bitcode.
 std::vector<std::string> splitToBitcode(llvm::Module &module, unsigned parts) {
-  // Any part may reference any symbol: locals become hidden globals (the
-  // names are unique within the module, and each graph is linked alone).
+  // Any part may reference any symbol: locals become globals (the names
+  // are unique within the module, and each graph is linked alone). Not
+  // hidden and not dso_local (which a local keeps when it becomes
+  // external): PIC code then reaches another part's data through the GOT.
+  // A symbol assumed local is read PC-relative, within +-2 GB, but the JIT
+  // allocates each part's object on its own, and such a reference failed
+  // to link ("out of range of Delta32 fixup") when the allocations landed
+  // further apart (BERT's graphs, now and then).
   unsigned anonymous = 0;
   for (llvm::GlobalValue &value : module.global_values()) {
     if (value.isDeclaration() || !value.hasLocalLinkage())
@@ -138,7 +144,7 @@ std::vector<std::string> splitToBitcode(llvm::Module &module, unsigned parts) {
     if (!value.hasName())
       value.setName("ltc_mlir_local_" + std::to_string(anonymous++));
     value.setLinkage(llvm::GlobalValue::ExternalLinkage);
-    value.setVisibility(llvm::GlobalValue::HiddenVisibility);
+    value.setDSOLocal(false);
   }
   // Largest first, each to the least loaded part (sizes counted once).
   std::vector<std::pair<size_t, llvm::Function *>> functions;
