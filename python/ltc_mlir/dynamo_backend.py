@@ -29,6 +29,7 @@ import warnings
 
 import torch
 import torch.fx
+from torch.utils._python_dispatch import _disable_current_modes
 
 from . import _C
 
@@ -135,7 +136,10 @@ class _ReplayedGraph:
             call_args = list(args)
             for i, lazy in zip(tensor_positions, lazy_inputs):
                 call_args[i] = lazy
-            with torch.no_grad():
+            # No grad, and none of the caller's dispatch modes: AOTAutograd
+            # runs a graph's first call under a mode that checks custom ops,
+            # which our lazy views must not go through.
+            with torch.no_grad(), _disable_current_modes():
                 flat = _LazyInterpreter(self.gm).run(*call_args)
             if not isinstance(flat, (list, tuple)):
                 flat = [flat]
@@ -185,8 +189,12 @@ def _compiler(role):
 
 def ltc_mlir_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend: AOTAutograd with our forward, backward and
-    inference compilers (no decompositions: the graphs keep the ATen ops the
-    lazy device records, so they match mark_step's)."""
+    inference compilers, without decompositions: the graphs keep the ATen
+    ops the lazy device records, so they match mark_step's. (Decomposing
+    the CPU flash attention of scaled_dot_product_attention would decompose
+    its forward only: the backward, still the flash kernel, then read a
+    logsumexp of another layout and gave wrong gradients. Both run as ATen
+    ops inside a partial graph instead.)"""
     from torch._dynamo.backends.common import aot_autograd
     from . import init
     init()
