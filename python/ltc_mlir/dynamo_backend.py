@@ -62,9 +62,60 @@ def _prims_fma(a, b, c):
     return a * b + c
 
 
-# Ops Dynamo's graphs may hold that are no ATen ops (Inductor's prims, e.g.
-# the fused multiply-add of the Adam update): their ATen equivalents.
-_ATEN_EQUIVALENTS = {"prims.fma.default": _prims_fma}
+def _attention_scores(query, key, is_causal, attn_mask, scale):
+    scale = query.shape[-1] ** -0.5 if scale is None else scale
+    scores = torch.matmul(query, key.transpose(-2, -1)) * scale
+    if is_causal:
+        causal = torch.ones(scores.shape[-2], scores.shape[-1], dtype=torch.bool,
+                            device=scores.device).tril()
+        scores = scores.masked_fill(~causal, float("-inf"))
+    if attn_mask is not None:
+        scores = (scores.masked_fill(~attn_mask, float("-inf")) if attn_mask.dtype == torch.bool
+                  else scores + attn_mask)
+    return scores, scale
+
+
+def _flash_attention(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None,
+                     scale=None):
+    """The CPU flash attention scaled_dot_product_attention becomes when
+    Dynamo traces it: (output, logsumexp) as math ops, which compile."""
+    if dropout_p > 0:  # its dropout mask cannot be reproduced: keep the ATen op
+        return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu.default(
+            query, key, value, dropout_p, is_causal, attn_mask=attn_mask, scale=scale)
+    scores, _ = _attention_scores(query, key, is_causal, attn_mask, scale)
+    logsumexp = torch.logsumexp(scores, dim=-1)
+    probs = torch.exp(scores - logsumexp.unsqueeze(-1))
+    return torch.matmul(probs, value), logsumexp
+
+
+def _flash_attention_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                              is_causal, *, attn_mask=None, scale=None):
+    """Its gradient from the saved logsumexp, as the flash kernel computes it:
+    P = exp(S - lse), dV = P^T dO, dS = P * (dO V^T - rowsum(dO * O))."""
+    if dropout_p > 0:
+        return torch.ops.aten._scaled_dot_product_flash_attention_for_cpu_backward.default(
+            grad_out, query, key, value, out, logsumexp, dropout_p, is_causal,
+            attn_mask=attn_mask, scale=scale)
+    scores, scale = _attention_scores(query, key, is_causal, attn_mask, scale)
+    probs = torch.exp(scores - logsumexp.unsqueeze(-1))
+    grad_value = torch.matmul(probs.transpose(-2, -1), grad_out)
+    grad_probs = torch.matmul(grad_out, value.transpose(-2, -1))
+    row = (grad_out * out).sum(dim=-1, keepdim=True)
+    grad_scores = probs * (grad_probs - row)
+    grad_query = torch.matmul(grad_scores, key) * scale
+    grad_key = torch.matmul(grad_scores.transpose(-2, -1), query) * scale
+    return grad_query, grad_key, grad_value
+
+
+# Ops Dynamo's graphs may hold that the lazy device never records: Inductor's
+# prims (the fused multiply-add of the Adam update) and the CPU-specific
+# attention kernels. Their equivalents in ATen ops that compile.
+_ATEN_EQUIVALENTS = {
+    "prims.fma.default": _prims_fma,
+    "aten._scaled_dot_product_flash_attention_for_cpu.default": _flash_attention,
+    "aten._scaled_dot_product_flash_attention_for_cpu_backward.default":
+        _flash_attention_backward,
+}
 
 
 class _LazyInterpreter(torch.fx.Interpreter):
@@ -190,11 +241,11 @@ def _compiler(role):
 def ltc_mlir_backend(gm, example_inputs, **kwargs):
     """The Dynamo backend: AOTAutograd with our forward, backward and
     inference compilers, without decompositions: the graphs keep the ATen
-    ops the lazy device records, so they match mark_step's. (Decomposing
-    the CPU flash attention of scaled_dot_product_attention would decompose
-    its forward only: the backward, still the flash kernel, then read a
-    logsumexp of another layout and gave wrong gradients. Both run as ATen
-    ops inside a partial graph instead.)"""
+    ops the lazy device records, so they match mark_step's. (AOTAutograd's
+    decomposition of the CPU flash attention would decompose its forward
+    only: the backward, still the flash kernel, then read a logsumexp of
+    another layout and gave wrong gradients. The interpreter replaces both
+    instead, consistently: _ATEN_EQUIVALENTS.)"""
     from torch._dynamo.backends.common import aot_autograd
     from . import init
     init()
