@@ -11,13 +11,6 @@ import ltc_mlir
 TOL = dict(rtol=1e-4, atol=1e-5)
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
 def _gpt2():
     import transformers
     torch.manual_seed(0)

@@ -21,13 +21,6 @@ import zoo  # noqa: E402
 TOL = dict(rtol=1e-4, atol=1e-5)
 
 
-@pytest.fixture(autouse=True)
-def fresh_dynamo():
-    torch._dynamo.reset()
-    yield
-    torch._dynamo.reset()
-
-
 def _mlp():
     torch.manual_seed(0)
     return nn.Sequential(nn.Linear(20, 32), nn.ReLU(), nn.Linear(32, 5))
