@@ -3,31 +3,17 @@
 
 #include <ATen/FunctionalTensorWrapper.h>
 #include <c10/util/Exception.h>
-#include <torch/csrc/lazy/core/ir_util.h>
 #include <torch/csrc/lazy/core/tensor.h>
 
 #include <unordered_map>
 
 #include "ltc_backend/backend_data.h"
 #include "ltc_backend/computation.h"
+#include "ltc_backend/pending_graph.h"
 #include "ltc_backend/torchscript/boundary.h"
 
 namespace ltc_mlir {
 namespace backend {
-namespace {
-
-torch::lazy::LazyTensorPtr LazyOf(const at::Tensor& tensor, size_t i) {
-  at::Tensor t = tensor;
-  if (at::functionalization::impl::isFunctionalTensor(t)) {
-    at::functionalization::impl::sync(t);
-  }
-  torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(t);
-  TORCH_CHECK_VALUE(lazy, "ltc_mlir.export: tensor #", i, " is on ", tensor.device(),
-                    ", not on the lazy device");
-  return lazy;
-}
-
-}  // namespace
 
 int64_t DataId(const at::Tensor& tensor) {
   at::Tensor t = tensor;
@@ -40,23 +26,9 @@ int64_t DataId(const at::Tensor& tensor) {
 
 CapturedGraph CaptureGraph(const std::vector<at::Tensor>& tensors) {
   TORCH_CHECK_VALUE(!tensors.empty(), "ltc_mlir.export: nothing to capture");
-  std::vector<torch::lazy::Value> values;
-  std::vector<const torch::lazy::Node*> roots;
-  torch::lazy::BackendDevice device;
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    torch::lazy::LazyTensorPtr lazy = LazyOf(tensors[i], i);
-    device = lazy->GetDevice();
-    values.push_back(lazy->GetIrValue());
-    roots.push_back(values.back().node.get());
-  }
-  std::vector<const torch::lazy::Node*> post_order =
-      torch::lazy::Util::ComputePostOrder(roots);
-  std::unique_ptr<torch::lazy::LoweringContext> ctx =
-      MakeLoweringContext("export", device, post_order, {});
-  for (const torch::lazy::Value& v : values) ctx->AddResult(torch::lazy::Output(v.node.get(), v.index));
-  std::shared_ptr<MlirComputation> comp = std::dynamic_pointer_cast<MlirComputation>(ctx->Build());
-  TORCH_CHECK(comp, "ltc_mlir.export: internal error: the lowering context built no MlirComputation");
-  const std::vector<torch::lazy::BackendDataPtr>& inputs = ctx->GetParametersData();
+  PendingGraph pending = LowerPendingGraph(tensors, "export", "ltc_mlir.export", "tensor");
+  std::shared_ptr<MlirComputation> comp = pending.comp;
+  const std::vector<torch::lazy::BackendDataPtr>& inputs = pending.parameters;
 
   EmittedModule emitted = comp->graph().EmitTorchDialect(comp->parameter_shapes());
   CapturedGraph graph;

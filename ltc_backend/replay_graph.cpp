@@ -5,7 +5,6 @@
 #include <ATen/Functions.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/lazy/backend/backend_interface.h>
-#include <torch/csrc/lazy/core/ir_util.h>
 #include <torch/csrc/lazy/core/tensor.h>
 
 #include <chrono>
@@ -18,20 +17,13 @@
 #include "ltc_backend/graph_compiler.h"
 #include "ltc_backend/graph_runner.h"
 #include "ltc_backend/metrics.h"
-#include "ltc_backend/torchscript/boundary.h"
+#include "ltc_backend/pending_graph.h"
 
 namespace ltc_mlir {
 namespace backend {
 namespace {
 
-torch::lazy::LazyTensorPtr LazyOf(const at::Tensor& tensor, const char* what, size_t i) {
-  at::Tensor t = tensor;
-  if (at::functionalization::impl::isFunctionalTensor(t)) at::functionalization::impl::sync(t);
-  torch::lazy::LazyTensorPtr lazy = torch::lazy::TryGetLtcTensor(t);
-  TORCH_CHECK_VALUE(lazy, "ltc_mlir torch.compile: ", what, " #", i, " is on ", tensor.device(),
-                    ", not on the lazy device");
-  return lazy;
-}
+constexpr const char* kPrefix = "ltc_mlir torch.compile";
 
 }  // namespace
 
@@ -59,7 +51,7 @@ std::shared_ptr<ReplayGraph> BuildReplayGraph(const std::vector<at::Tensor>& laz
   // handle any more: its new value would be lost, so such graphs are refused.
   std::unordered_map<int64_t, int64_t> input_of_handle;
   for (size_t i = 0; i < lazy_inputs.size(); ++i) {
-    torch::lazy::LazyTensorPtr lazy = LazyOf(lazy_inputs[i], "input", i);
+    torch::lazy::LazyTensorPtr lazy = LazyTensorOf(lazy_inputs[i], kPrefix, "input", i);
     torch::lazy::BackendDataPtr data = lazy->CurrentDataHandle();
     TORCH_CHECK(data, "ltc_mlir torch.compile: the graph writes to its input #", i,
                 ", which replay does not support");
@@ -67,22 +59,10 @@ std::shared_ptr<ReplayGraph> BuildReplayGraph(const std::vector<at::Tensor>& laz
     graph->input_dtypes.push_back(lazy->dtype());
     graph->input_sizes.push_back(lazy->shape().Get().sizes().vec());
   }
-  std::vector<torch::lazy::Value> values;
-  std::vector<const torch::lazy::Node*> roots;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    torch::lazy::LazyTensorPtr lazy = LazyOf(outputs[i], "output", i);
-    graph->device = lazy->GetDevice();
-    values.push_back(lazy->GetIrValue());
-    roots.push_back(values.back().node.get());
-  }
-  std::vector<const torch::lazy::Node*> post_order = torch::lazy::Util::ComputePostOrder(roots);
-  std::unique_ptr<torch::lazy::LoweringContext> ctx =
-      MakeLoweringContext("replay", graph->device, post_order, {});
-  for (const torch::lazy::Value& v : values)
-    ctx->AddResult(torch::lazy::Output(v.node.get(), v.index));
-  graph->comp = std::dynamic_pointer_cast<MlirComputation>(ctx->Build());
-  TORCH_CHECK(graph->comp, "ltc_mlir torch.compile: internal error: no MlirComputation built");
-  for (const torch::lazy::BackendDataPtr& data : ctx->GetParametersData()) {
+  PendingGraph pending = LowerPendingGraph(outputs, "replay", kPrefix, "output");
+  graph->comp = pending.comp;
+  graph->device = pending.device;
+  for (const torch::lazy::BackendDataPtr& data : pending.parameters) {
     auto it = input_of_handle.find(static_cast<int64_t>(data->GetHandle()));
     graph->sources.push_back(it == input_of_handle.end() ? -1 : it->second);
     graph->constants.push_back(it == input_of_handle.end() ? data : nullptr);

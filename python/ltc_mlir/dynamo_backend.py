@@ -139,12 +139,11 @@ class _LazyInterpreter(torch.fx.Interpreter):
 class _Entry:
     """One argument signature of a graph: its replayed graph, or eager."""
 
-    def __init__(self, replay=None, tensor_positions=(), outputs=(), eager_reason=None):
+    def __init__(self, replay=None, tensor_positions=(), outputs=()):
         self.replay = replay                    # _C._ReplayGraph or None (eager)
         self.tensor_positions = tensor_positions  # args that are tensors, in order
         # Per FX output: ("result", k) of the replayed graph, ("value", v).
         self.outputs = outputs
-        self.eager_reason = eager_reason
 
 
 class _ReplayedGraph:
@@ -210,9 +209,9 @@ class _ReplayedGraph:
             warnings.warn(f"ltc_mlir torch.compile: the {self.role} graph runs eagerly on the "
                           f"CPU: it could not be traced on the lazy device ({reason})")
             _C._record_replay_eager_graph(f"{self.role} graph: {reason}")
-            return _Entry(eager_reason=reason)
+            return _Entry()
         if replay is None:  # no tensor outputs: nothing to compile
-            return _Entry(eager_reason="no tensor outputs")
+            return _Entry()
         if debug:
             sys.stderr.write(f"ltc_mlir torch.compile: {self.role} graph -> {replay!r}\n")
         return _Entry(replay, tensor_positions, outputs)
