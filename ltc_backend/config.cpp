@@ -1,6 +1,7 @@
 #include "ltc_backend/config.h"
 
 #include "ltc_backend/shape_variants.h"
+#include "ltc_mlir/runtime/openmp.h"
 
 #include <ATen/Parallel.h>
 #include <c10/util/Exception.h>
@@ -96,6 +97,17 @@ int ThreadsFromEnv() {
   return static_cast<int>(n);
 }
 
+// LTC_MLIR_OPENMP: "torch" (default) runs compiled loops on libtorch's
+// libgomp workers, "libomp" on LLVM's runtime (two sets of workers).
+runtime::OpenMPRuntime OpenMPRuntimeFromEnv() {
+  const char* env = std::getenv("LTC_MLIR_OPENMP");
+  if (!env || std::string(env) == "torch") return runtime::OpenMPRuntime::Auto;
+  TORCH_CHECK_VALUE(std::string(env) == "libomp", "LTC_MLIR_OPENMP must be 'torch' or 'libomp', got '",
+                    env, "'. 'torch' (the default) runs compiled loops on torch's OpenMP "
+                    "workers; 'libomp' on LLVM's OpenMP runtime.");
+  return runtime::OpenMPRuntime::LibOmp;
+}
+
 }  // namespace
 
 void SetDumpDir(const std::string& dir) {
@@ -161,8 +173,11 @@ int GetNumThreads() {
   return n > 0 ? n : at::get_num_threads();
 }
 
+std::string GetOpenMPRuntimeName() { return runtime::openMPRuntimeName(); }
+
 void CheckEnvironment() {
   (void)ThreadsFromEnv();
+  runtime::selectOpenMPRuntime(OpenMPRuntimeFromEnv());
   CheckShapeVariantEnvironment();
 }
 

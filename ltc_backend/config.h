@@ -1,6 +1,6 @@
 // config: process-wide settings, from the environment or Python:
 // dump dir (LTC_MLIR_DUMP_DIR), reproducer dir (LTC_MLIR_REPRODUCER_DIR),
-// thread count (LTC_MLIR_NUM_THREADS).
+// thread count (LTC_MLIR_NUM_THREADS), OpenMP runtime (LTC_MLIR_OPENMP).
 #pragma once
 
 #include <cstdint>
@@ -40,8 +40,13 @@ void SetCacheMaxBytes(int64_t bytes);
 // LTC_MLIR_NUM_THREADS when set, else torch.get_num_threads().
 int GetNumThreads();
 
+// "libgomp (shared with torch)" or "libomp": what runs compiled loops.
+std::string GetOpenMPRuntimeName();
+
 // Throws c10::ValueError naming the variable, its value and what is
 // accepted if an LTC_MLIR_* variable is malformed (called by init()).
+// Also applies LTC_MLIR_OPENMP (runtime/openmp.h), which must precede the
+// first compile.
 void CheckEnvironment();
 
 }  // namespace backend

@@ -29,6 +29,8 @@ PYBIND11_MODULE(_C, m) {
       throw py::value_error(e.what_without_backtrace());
     }
   });
+  m.def("_openmp_runtime", [] { return GetOpenMPRuntimeName(); },
+        "The OpenMP runtime running compiled loops (fixed by the first compile).");
   m.def("_metrics", [] {
     MetricsSnapshot s = Metrics::Get();
     py::dict d;

@@ -3,6 +3,8 @@
 #include "ltc_mlir/runtime/openmp.h"
 #include "ltc_mlir/runtime/symbols.h"
 
+#include "ltc_mlir/runtime/gomp_teams.h"
+
 #include <atomic>
 #include <stdexcept>
 #include <string>
@@ -132,6 +134,11 @@ void Executable::run(const std::vector<Arg> &inputs,
   if (index >= 0) {
     if (static_cast<uint64_t>(index) < checkMessages_.size())
       throw std::runtime_error("ltc_mlir: " + checkMessages_[index]);
+    if (index == kRegionTooWideCheck)
+      throw std::runtime_error(
+          "ltc_mlir: a parallel loop of the compiled graph passes more "
+          "arguments than the libgomp bridge forwards; set "
+          "LTC_MLIR_OPENMP=libomp and report the graph");
     throw std::runtime_error("ltc_mlir: runtime check #" +
                              std::to_string(index) +
                              " of the compiled graph failed (no message)");

@@ -1,5 +1,8 @@
-// Loads libomp privately and exposes its symbols to generated code.
+// Chooses the OpenMP runtime of compiled code: libtorch's libgomp through
+// gomp_teams.cpp, or libomp loaded privately.
 #include "ltc_mlir/runtime/openmp.h"
+
+#include "ltc_mlir/runtime/gomp_teams.h"
 
 #include <atomic>
 #include <cstdlib>
@@ -91,6 +94,9 @@ OpenMPLibrary &library() {
 }
 
 std::atomic<int> requestedThreads{1};
+std::atomic<OpenMPRuntime> requestedRuntime{OpenMPRuntime::Auto};
+
+bool usesTorchGomp() { return activeOpenMPRuntime() == OpenMPRuntime::TorchGomp; }
 // libomp's thread-count ICV is per calling thread; remember what each
 // thread last applied so we only call into libomp when it changes.
 thread_local int appliedThreads = -1;
@@ -112,7 +118,26 @@ void parallelForMicrotask(int32_t *, int32_t *, ParallelForContext *c) {
 
 } // namespace
 
+void selectOpenMPRuntime(OpenMPRuntime runtime) { requestedRuntime.store(runtime); }
+
+OpenMPRuntime activeOpenMPRuntime() {
+  // Fixed at the first use: linked code keeps the entry points it got.
+  static const OpenMPRuntime active = [] {
+    OpenMPRuntime wanted = requestedRuntime.load();
+    if (wanted != OpenMPRuntime::LibOmp && loadTorchGomp())
+      return OpenMPRuntime::TorchGomp;
+    return OpenMPRuntime::LibOmp;
+  }();
+  return active;
+}
+
+const char *openMPRuntimeName() {
+  return usesTorchGomp() ? "libgomp (shared with torch)" : "libomp";
+}
+
 void parallelFor(int64_t count, void (*body)(int64_t, void *), void *context) {
+  if (usesTorchGomp())
+    return gompParallelFor(count, body, context);
   OpenMPLibrary &lib = library();
   if (count <= 1 || !lib.forkCall || !lib.threadNum || !lib.numThreads) {
     for (int64_t i = 0; i < count; ++i)
@@ -126,14 +151,18 @@ void parallelFor(int64_t count, void (*body)(int64_t, void *), void *context) {
 }
 
 void *resolveOpenMPSymbol(const std::string &name) {
+  // An entry point the bridge lacks stays unresolved: the compile fails
+  // and the graph falls back, instead of mixing two runtimes in a region.
+  if (usesTorchGomp())
+    return resolveGompShimSymbol(name);
   OpenMPLibrary &lib = library();
   if (!lib.handle)
     return nullptr;
   return dlsym(lib.handle, name.c_str());
 }
 
-bool openMPAvailable() { return library().handle != nullptr; }
-std::string openMPLoadError() { return library().error; }
+bool openMPAvailable() { return usesTorchGomp() || library().handle != nullptr; }
+std::string openMPLoadError() { return usesTorchGomp() ? "" : library().error; }
 
 void setNumThreads(int numThreads) {
   requestedThreads.store(numThreads < 1 ? 1 : numThreads);
@@ -142,6 +171,8 @@ void setNumThreads(int numThreads) {
 int getNumThreads() { return requestedThreads.load(); }
 
 void applyThreadSettings() {
+  if (usesTorchGomp()) // the bridge passes the count to each region
+    return;
   OpenMPLibrary &lib = library();
   int n = requestedThreads.load();
   if (n == appliedThreads || !lib.handle)
@@ -154,6 +185,8 @@ void applyThreadSettings() {
 }
 
 void releaseThreads() {
+  if (usesTorchGomp()) // torch's own ops use the workers next
+    return;
   OpenMPLibrary &lib = library();
   // A soft pause makes spinning workers sleep now; the next parallel region
   // wakes them. With a user's blocktime their spinning is what was asked.

@@ -1,7 +1,7 @@
 // runtime/lib/gomp_threads.h - how many libgomp threads oneDNN calls use.
 //
-// oneDNN threads with libgomp (the OpenMP runtime libtorch uses), while
-// compiled code runs its parallel loops on LLVM's libomp. libgomp's thread
+// oneDNN threads with libgomp (the OpenMP runtime libtorch uses); its calls
+// come from one thread of compiled code's parallel loops. libgomp's thread
 // count is an ICV of the calling thread: a scope sets it for one oneDNN call
 // and restores it (on the user's thread it is libtorch's setting). libgomp
 // is loaded with libdnnl, which depends on it: it is looked up, never loaded.

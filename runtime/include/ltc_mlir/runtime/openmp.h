@@ -1,7 +1,11 @@
-// runtime/openmp.h - the LLVM OpenMP runtime (libomp) used by generated code.
+// runtime/openmp.h - the OpenMP runtime that runs generated code's loops.
 //
-// Generated code calls __kmpc_* entry points. libtorch uses GCC's libgomp, and
-// libomp also exports GOMP_* and omp_* names, so libomp is opened privately
+// Generated code calls libomp's __kmpc_* entry points. libtorch uses GCC's
+// libgomp. When libgomp is in the process (torch loaded it), those entry
+// points are implemented on libgomp's team (gomp_teams.cpp), so compiled
+// loops and torch's ops share one set of workers. Otherwise (the runtime
+// without torch, or LTC_MLIR_OPENMP=libomp): libomp also exports GOMP_*
+// and omp_* names, so libomp is opened privately
 // (RTLD_LOCAL) and its symbols are handed to the JIT through resolveSymbol;
 // nothing of it leaks into torch's symbol lookups. Its workers spin for up
 // to 1 ms between the parallel regions of a graph and sleep after it
@@ -16,8 +20,17 @@
 namespace ltc_mlir {
 namespace runtime {
 
-/// Address of `name` in libomp, or nullptr if libomp does not define it.
-/// Loads libomp on first use. Thread-safe.
+enum class OpenMPRuntime { Auto, LibOmp, TorchGomp };
+
+/// Asks for a runtime; Auto (the default) takes TorchGomp when libgomp is
+/// loaded. Only a call before the first compile or run has an effect.
+void selectOpenMPRuntime(OpenMPRuntime runtime);
+/// The runtime in use, fixed by its first call. Thread-safe.
+OpenMPRuntime activeOpenMPRuntime();
+const char *openMPRuntimeName();
+
+/// Address of OpenMP entry point `name` in the active runtime, or nullptr.
+/// Loads libomp on first use when it is the active one. Thread-safe.
 void *resolveOpenMPSymbol(const std::string &name);
 
 /// Threads used by the next graph executions (>= 1). Thread-safe.
