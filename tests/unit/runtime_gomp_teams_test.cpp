@@ -72,6 +72,11 @@ void signedLoop(int32_t *, int32_t *, LoopCase *c) {
   c->shares[thread] = {lower, upper, last, 0};
 }
 
+void expectRange(const Share &share, int64_t lower, int64_t upper) {
+  EXPECT_EQ(share.lower, lower);
+  EXPECT_EQ(share.upper, upper);
+}
+
 void fork(int threads, Microtask body, void *arg) {
   setNumThreads(threads);
   shim<ForkCall>("__kmpc_fork_call")(nullptr, 1, body, arg);
@@ -93,12 +98,9 @@ TEST(RuntimeGompTeams, StaticLoopGivesEachThreadOneBlockCoveringAll) {
   ASSERT_TRUE(haveGomp());
   LoopCase c{0, 9, 1, 0, kStatic}; // 10 iterations on 3 threads: 4, 3, 3
   fork(3, reinterpret_cast<Microtask>(&unsignedLoop), &c);
-  EXPECT_EQ(c.shares[0].lower, 0);
-  EXPECT_EQ(c.shares[0].upper, 3);
-  EXPECT_EQ(c.shares[1].lower, 4);
-  EXPECT_EQ(c.shares[1].upper, 6);
-  EXPECT_EQ(c.shares[2].lower, 7);
-  EXPECT_EQ(c.shares[2].upper, 9);
+  expectRange(c.shares[0], 0, 3);
+  expectRange(c.shares[1], 4, 6);
+  expectRange(c.shares[2], 7, 9);
   EXPECT_EQ(c.shares[0].last + c.shares[1].last, 0);
   EXPECT_EQ(c.shares[2].last, 1);
 }
@@ -118,18 +120,14 @@ TEST(RuntimeGompTeams, NegativeStepAndChunkedSchedules) {
   ASSERT_TRUE(haveGomp());
   LoopCase down{10, 1, -3, 0, kStatic}; // 10, 7, 4, 1 on 2 threads
   fork(2, reinterpret_cast<Microtask>(&signedLoop), &down);
-  EXPECT_EQ(down.shares[0].lower, 10);
-  EXPECT_EQ(down.shares[0].upper, 7);
-  EXPECT_EQ(down.shares[1].lower, 4);
-  EXPECT_EQ(down.shares[1].upper, 1);
+  expectRange(down.shares[0], 10, 7);
+  expectRange(down.shares[1], 4, 1);
   EXPECT_EQ(down.shares[1].last, 1);
 
   LoopCase chunked{0, 9, 1, 2, kStaticChunked}; // chunks of 2, round robin
   fork(2, reinterpret_cast<Microtask>(&signedLoop), &chunked);
-  EXPECT_EQ(chunked.shares[0].lower, 0);
-  EXPECT_EQ(chunked.shares[0].upper, 1);
-  EXPECT_EQ(chunked.shares[1].lower, 2);
-  EXPECT_EQ(chunked.shares[1].upper, 3);
+  expectRange(chunked.shares[0], 0, 1);
+  expectRange(chunked.shares[1], 2, 3);
   EXPECT_EQ(chunked.shares[0].last, 1); // the last chunk (8, 9) is thread 0's
 }
 
@@ -137,8 +135,7 @@ TEST(RuntimeGompTeams, OneThreadRunsInlineWithTheWholeRange) {
   ASSERT_TRUE(haveGomp());
   LoopCase c{0, 99, 1, 0, kStatic};
   fork(1, reinterpret_cast<Microtask>(&unsignedLoop), &c);
-  EXPECT_EQ(c.shares[0].lower, 0);
-  EXPECT_EQ(c.shares[0].upper, 99);
+  expectRange(c.shares[0], 0, 99);
   EXPECT_EQ(c.shares[0].last, 1);
 }
 
