@@ -14,10 +14,12 @@
 #include "ltc_mlir/runtime/symbols.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstring>
 #include <dlfcn.h>
 #include <mutex>
+#include <pthread.h>
 #include <type_traits>
 
 namespace ltc_mlir {
@@ -51,6 +53,11 @@ thread_local int32_t teamThread = 0;
 thread_local int32_t teamSize = 1;
 /// A num_threads clause (__kmpc_push_num_threads) for the next region.
 thread_local int32_t pushedThreads = 0;
+/// Set in the child of a fork(): libgomp's workers do not survive it, and
+/// the child's first team would wait for them forever (torch's own parallel
+/// ops hang the same way unless the child runs 1 thread, as DataLoader
+/// workers do). Regions then run on the calling thread alone.
+std::atomic<bool> forkedChild{false};
 
 void callBody(const Region &r, int32_t thread) {
   int32_t bound = thread;
@@ -105,9 +112,10 @@ void forkCall(void *, int32_t argc, Microtask body, ...) {
     ltc_mlir_rt_check_failed(kRegionTooWideCheck);
     return;
   }
-  // One thread or a region inside a region: the team is this thread alone.
+  // One thread, a region inside a region, or a forked child: the team is
+  // this thread alone.
   // Static loops then give it every iteration and barriers return at once.
-  if (threads <= 1 || teamSize > 1) {
+  if (threads <= 1 || teamSize > 1 || forkedChild.load(std::memory_order_relaxed)) {
     asTeamMember(0, 1, [&] { callBody(r, 0); });
     return;
   }
@@ -236,6 +244,7 @@ bool loadTorchGomp() {
   if (!found.complete())
     return false;
   gomp = found;
+  pthread_atfork(nullptr, nullptr, [] { forkedChild.store(true); });
   return true;
 }
 

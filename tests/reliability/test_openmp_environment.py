@@ -95,3 +95,35 @@ def test_users_blocktime_is_kept():
     result = run_isolated(_BLOCKTIME_BODY, env={"KMP_BLOCKTIME": "7", "LTC_MLIR_OPENMP": "libomp"})
     assert result["native"] >= 1
     assert result["blocktime"] == ["KMP_BLOCKTIME=7"]
+
+
+_FORK_BODY = """
+import os
+torch.set_num_threads(2)
+x = torch.randn(512, 512)
+def graph():
+    y = (x.to("lazy") @ x.to("lazy")).relu().sum()
+    torch._lazy.mark_step()
+    return y.item()
+expected = (x @ x).relu().sum().item()
+first = graph()  # the 2-thread team exists now
+read, write = os.pipe()
+pid = os.fork()
+if pid == 0:
+    torch.set_num_threads(1)  # as DataLoader workers do: torch's own ops
+    os.write(write, repr(graph()).encode())  # LTC_MLIR_NUM_THREADS asks for 2
+    os._exit(0)
+os.close(write)
+child = float(os.read(read, 100).decode())
+os.waitpid(pid, 0)
+emit({"first": first, "child": child, "expected": expected})
+"""
+
+
+def test_forked_child_runs_graphs_without_hanging():
+    # libgomp's workers do not survive fork(); a 2-thread region in the
+    # child waited for them forever (gomp_teams.cpp runs it inline).
+    result = run_isolated(_FORK_BODY, timeout=120, env={"LTC_MLIR_NUM_THREADS": "2"})
+    tol = 1e-4 * abs(result["expected"])
+    assert abs(result["first"] - result["expected"]) < tol
+    assert abs(result["child"] - result["expected"]) < tol
