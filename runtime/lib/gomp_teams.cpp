@@ -256,18 +256,23 @@ void *resolveGompShimSymbol(const std::string &name) {
 }
 
 void gompParallelFor(int64_t count, void (*body)(int64_t, void *), void *context) {
+  if (count <= 1) {
+    for (int64_t i = 0; i < count; ++i)
+      body(i, context);
+    return;
+  }
   struct Loop {
     int64_t count;
     void (*body)(int64_t, void *);
     void *context;
   } loop{count, body, context};
-  Region r{reinterpret_cast<Microtask>(+[](int32_t *thread, int32_t *, Loop *l) {
-             for (int64_t i = *thread; i < l->count; i += teamSize)
-               l->body(i, l->context);
-           }),
-           1,
-           {&loop}};
-  forkCall(nullptr, 1, r.body, &loop);
+  auto microtask = +[](int32_t *thread, int32_t *, Loop *l) {
+    for (int64_t i = *thread; i < l->count; i += teamSize)
+      l->body(i, l->context);
+  };
+  // No more threads than indices: the others would only wait.
+  pushedThreads = static_cast<int32_t>(std::min<int64_t>(count, getNumThreads()));
+  forkCall(nullptr, 1, reinterpret_cast<Microtask>(microtask), &loop);
 }
 
 } // namespace runtime
