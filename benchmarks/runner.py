@@ -78,6 +78,7 @@ def _ltc_mlir_metrics():
     out = {k: m[k] for k in keys if k in m}
     out["fallback_ops"] = dict(m.get("fallback_ops", {}))
     out["fallback_reasons"] = list(m.get("fallback_reasons", []))[:5]
+    out["openmp_runtime"] = ltc_mlir._C._openmp_runtime()  # LTC_MLIR_OPENMP
     return out
 
 
