@@ -57,7 +57,9 @@ def main():
     results = {}
 
     lazy_x, lazy_y = ltc_mlir._C._make_replay_inputs([x, y])
-    graph = ltc_mlir._C._build_replay_graph([lazy_x, lazy_y], [chain(lazy_x, lazy_y, args.ops)])
+    handles = ltc_mlir._C._replay_input_handles([lazy_x, lazy_y])
+    graph = ltc_mlir._C._build_replay_graph([lazy_x, lazy_y], [chain(lazy_x, lazy_y, args.ops)],
+                                            handles)
     torch.testing.assert_close(graph.run([x, y])[0], expected)
     results["replay"] = per_call_us(lambda: graph.run([x, y]), args.calls)
 

@@ -99,27 +99,44 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
+std::string JoinInts(const std::vector<int64_t>& values) {
+  std::string s;
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  return s;
+}
+
+// Comma-separated non-negative integers ("" is none).
+bool ParseInts(const std::string& text, std::vector<int64_t>& values) {
+  values.clear();
+  std::stringstream items(text);
+  std::string item;
+  while (std::getline(items, item, ',')) {
+    char* end = nullptr;
+    long long v = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || v < 0) return false;
+    values.push_back(v);
+  }
+  return true;
+}
+
+// "<kind> <dtype> <shape>[ overwrites=<inputs>]".
 std::string DescribeValue(const ValueDesc& d) {
-  std::string s = std::string(KindName(d.kind)) + " " + (d.dtype.empty() ? "-" : d.dtype) + " ";
-  for (size_t i = 0; i < d.shape.size(); ++i) s += (i ? "," : "") + std::to_string(d.shape[i]);
-  return d.shape.empty() ? s + "-" : s;
+  std::string s = std::string(KindName(d.kind)) + " " + (d.dtype.empty() ? "-" : d.dtype) + " " +
+                  (d.shape.empty() ? "-" : JoinInts(d.shape));
+  if (!d.overwritableInputs.empty()) s += " overwrites=" + JoinInts(d.overwritableInputs);
+  return s;
 }
 
 bool ParseValue(std::istringstream& in, ValueDesc& d) {
-  std::string kind, dtype, shape;
+  std::string kind, dtype, shape, extra;
   if (!(in >> kind >> dtype >> shape) || !ParseKind(kind, d.kind)) return false;
   d.dtype = dtype == "-" ? "" : dtype;
-  d.shape.clear();
-  if (shape == "-") return true;
-  std::stringstream dims(shape);
-  std::string dim;
-  while (std::getline(dims, dim, ',')) {
-    char* end = nullptr;
-    long long v = std::strtoll(dim.c_str(), &end, 10);
-    if (dim.empty() || *end != '\0' || v < 0) return false;
-    d.shape.push_back(v);
-  }
-  return true;
+  if (!(shape == "-" ? (d.shape.clear(), true) : ParseInts(shape, d.shape))) return false;
+  d.overwritableInputs.clear();
+  if (!(in >> extra)) return true;
+  const std::string prefix = "overwrites=";
+  return extra.rfind(prefix, 0) == 0 && ParseInts(extra.substr(prefix.size()), d.overwritableInputs) &&
+         !(in >> extra);
 }
 
 std::string Manifest(const std::string& key, const CachedGraph& g) {

@@ -278,7 +278,7 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   for (const ValueDesc& d : result.function->inputs)
     inputs.push_back({ToRuntimeKind(d.kind), d.shape});
   for (const ValueDesc& d : result.function->outputs)
-    outputs.push_back({ToRuntimeKind(d.kind), d.shape});
+    outputs.push_back({ToRuntimeKind(d.kind), d.shape, d.overwritableInputs});
   code.executable = std::make_shared<runtime::Executable>(
       result.function->entry, std::move(inputs), std::move(outputs), result.function,
       result.function->checkMessages);

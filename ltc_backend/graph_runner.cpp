@@ -41,7 +41,8 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 std::vector<BackendDataPtr> RunComputation(std::shared_ptr<MlirComputation> comp,
                                            c10::ArrayRef<BackendDataPtr> arguments,
-                                           const BackendDevice& device, bool allow_pipeline) {
+                                           const BackendDevice& device, bool allow_pipeline,
+                                           c10::ArrayRef<at::Tensor> result_buffers) {
   bool cache_hit = comp->executions.fetch_add(1) > 0;
   // A deferred new shape compiles when it runs again (shape_variants.h).
   if (cache_hit && comp->deferred) CompileDeferred(*comp);
@@ -66,7 +67,7 @@ std::vector<BackendDataPtr> RunComputation(std::shared_ptr<MlirComputation> comp
     if (!collectives.sequence.empty())
       collective_run.emplace(comp->name, collectives.sequence, collectives.group);
     std::vector<BackendDataPtr> r;
-    if (comp->is_native()) r = RunNative(*comp, arguments, device);
+    if (comp->is_native()) r = RunNative(*comp, arguments, device, result_buffers);
     else if (comp->partitioned) r = RunPartitioned(*comp, arguments, device);
     else r = RunFallback(*comp, arguments, device);
     if (collective_run) collective_run->Finish();
@@ -82,7 +83,7 @@ std::vector<BackendDataPtr> RunComputation(std::shared_ptr<MlirComputation> comp
 }
 
 PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> arguments,
-                          const BackendDevice& device) {
+                          const BackendDevice& device, c10::ArrayRef<at::Tensor> result_buffers) {
   const runtime::Executable& exe = *comp.executable;
   const size_t num_seeds = comp.rng_seed_input ? 1 : 0;
   TORCH_CHECK(arguments.size() + num_seeds == exe.inputs().size(), "ltc_mlir: graph ",
@@ -127,8 +128,11 @@ PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> a
     const torch::lazy::Shape& s = comp.function_result_shapes[r];
     // One-shot graphs allocate; graphs that repeat (a training step)
     // recycle the buffers their previous outputs released.
-    out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
-                                 : at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
+    if (r < result_buffers.size() && result_buffers[r].defined())
+      out_tensors.push_back(result_buffers[r]);
+    else
+      out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
+                                   : at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
     run.outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
   }
   // LTC buffers are never written after they are produced, so a graph
@@ -160,8 +164,9 @@ void RunPrepared(MlirComputation& comp, PreparedRun& run, int threads) {
 
 std::vector<BackendDataPtr> RunNative(MlirComputation& comp,
                                       c10::ArrayRef<BackendDataPtr> arguments,
-                                      const BackendDevice& device) {
-  PreparedRun run = PrepareNative(comp, arguments, device);
+                                      const BackendDevice& device,
+                                      c10::ArrayRef<at::Tensor> result_buffers) {
+  PreparedRun run = PrepareNative(comp, arguments, device, result_buffers);
   RunPrepared(comp, run, GetNumThreads());
   return std::move(run.results);
 }

@@ -19,17 +19,20 @@ int64_t NextRandomSeed();
 // Runs `comp` on `arguments` as a sync does: deferred compiles, metrics,
 // collectives, errors recorded for the sync (execution_errors.h). Native
 // graphs go to the pipeline thread when pipelining is on and
-// `allow_pipeline`; otherwise the pipeline drains first.
+// `allow_pipeline`; otherwise the pipeline drains first. `result_buffers`
+// (native runs only): per function result, a buffer to write it into
+// instead of a fresh one (undefined: a fresh one).
 std::vector<torch::lazy::BackendDataPtr> RunComputation(
     std::shared_ptr<MlirComputation> comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
-    const torch::lazy::BackendDevice& device, bool allow_pipeline);
+    const torch::lazy::BackendDevice& device, bool allow_pipeline,
+    c10::ArrayRef<at::Tensor> result_buffers = {});
 
 // Inputs' host buffers are passed without copies; outputs come from the
 // computation's buffer pool once the graph repeats. Graph outputs that pass
 // an input through, or repeat a result, share its buffer.
 std::vector<torch::lazy::BackendDataPtr> RunNative(
     MlirComputation& comp, c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
-    const torch::lazy::BackendDevice& device);
+    const torch::lazy::BackendDevice& device, c10::ArrayRef<at::Tensor> result_buffers = {});
 
 // RunNative in two halves, for runs on another thread
 // (pipelined_execution.h): PrepareNative checks the arguments, draws the
@@ -44,7 +47,8 @@ struct PreparedRun {
 };
 PreparedRun PrepareNative(MlirComputation& comp,
                           c10::ArrayRef<torch::lazy::BackendDataPtr> arguments,
-                          const torch::lazy::BackendDevice& device);
+                          const torch::lazy::BackendDevice& device,
+                          c10::ArrayRef<at::Tensor> result_buffers = {});
 void RunPrepared(MlirComputation& comp, PreparedRun& run, int threads);
 
 // The whole graph through its TracedGraph interpreter (torchscript/boundary.h).

@@ -132,10 +132,12 @@ void Metrics::RecordReplayGraph() {
   state.replay_graphs++;
 }
 
-void Metrics::RecordReplayCall(double ms) {
+void Metrics::RecordReplayCall(double ms, int64_t written_in_place, int64_t copied_back) {
   std::lock_guard<std::mutex> lock(mu);
   state.replay_calls++;
   state.replay_time_ms += ms;
+  state.replay_inputs_written_in_place += written_in_place;
+  state.replay_inputs_copied_back += copied_back;
 }
 
 void Metrics::RecordReplayEagerGraph(const std::string& reason) {
@@ -221,7 +223,8 @@ std::string Metrics::Report() {
   if (m.replay_graphs > 0 || m.replay_eager_graphs > 0)
     os << "  torch.compile graphs     : " << m.replay_graphs << " built, " << m.replay_calls
        << " calls replayed in " << m.replay_time_ms << " ms, " << m.replay_eager_graphs
-       << " run eagerly\n";
+       << " run eagerly; updated inputs: " << m.replay_inputs_written_in_place
+       << " written in place, " << m.replay_inputs_copied_back << " copied back\n";
   if (!m.compile_reasons.empty()) {
     // Most frequent first: what keeps making graphs compile.
     std::vector<std::pair<int64_t, std::string>> reasons;

@@ -62,6 +62,11 @@ struct MetricsSnapshot {
   int64_t replay_calls = 0;
   double replay_time_ms = 0;
   int64_t replay_eager_graphs = 0;
+  // Inputs a replayed graph updated (an optimizer's parameters and state):
+  // written by the compiled code into the input's own buffer, or copied
+  // there after the run.
+  int64_t replay_inputs_written_in_place = 0;
+  int64_t replay_inputs_copied_back = 0;
 };
 
 class Metrics {
@@ -83,7 +88,7 @@ class Metrics {
   static void RecordCollective(const std::string& kind, int64_t bytes);
   static void RecordCollectiveWait(double ms);
   static void RecordReplayGraph();
-  static void RecordReplayCall(double ms);
+  static void RecordReplayCall(double ms, int64_t written_in_place, int64_t copied_back);
   static void RecordReplayEagerGraph(const std::string& reason);
   static MetricsSnapshot Get();  // includes the eager-fallback op counters
   static void Reset();

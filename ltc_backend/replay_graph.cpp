@@ -43,23 +43,41 @@ std::vector<at::Tensor> MakeReplayInputs(const std::vector<at::Tensor>& inputs) 
   return lazy;
 }
 
+std::vector<int64_t> ReplayInputHandles(const std::vector<at::Tensor>& lazy_inputs) {
+  std::vector<int64_t> handles;
+  for (size_t i = 0; i < lazy_inputs.size(); ++i) {
+    torch::lazy::BackendDataPtr data =
+        LazyTensorOf(lazy_inputs[i], kPrefix, "input", i)->CurrentDataHandle();
+    TORCH_CHECK(data, kPrefix, ": input #", i, " holds no data");
+    handles.push_back(static_cast<int64_t>(data->GetHandle()));
+  }
+  return handles;
+}
+
 std::shared_ptr<ReplayGraph> BuildReplayGraph(const std::vector<at::Tensor>& lazy_inputs,
-                                              const std::vector<at::Tensor>& outputs) {
-  TORCH_CHECK_VALUE(!outputs.empty(), "ltc_mlir torch.compile: a graph without tensor outputs");
+                                              const std::vector<at::Tensor>& outputs,
+                                              const std::vector<int64_t>& input_handles) {
+  TORCH_CHECK_VALUE(input_handles.size() == lazy_inputs.size(), kPrefix, ": ",
+                    lazy_inputs.size(), " inputs, ", input_handles.size(), " handles");
   auto graph = std::make_shared<ReplayGraph>();
-  // Which input holds each data handle. An input the graph wrote to has no
-  // handle any more: its new value would be lost, so such graphs are refused.
+  graph->num_outputs = outputs.size();
+  std::vector<at::Tensor> values = outputs;
+  // Which input held each data handle. An input that holds another one now
+  // was written by the graph: its new value is one more output.
   std::unordered_map<int64_t, int64_t> input_of_handle;
   for (size_t i = 0; i < lazy_inputs.size(); ++i) {
     torch::lazy::LazyTensorPtr lazy = LazyTensorOf(lazy_inputs[i], kPrefix, "input", i);
+    input_of_handle.emplace(input_handles[i], static_cast<int64_t>(i));
     torch::lazy::BackendDataPtr data = lazy->CurrentDataHandle();
-    TORCH_CHECK(data, "ltc_mlir torch.compile: the graph writes to its input #", i,
-                ", which replay does not support");
-    input_of_handle.emplace(static_cast<int64_t>(data->GetHandle()), static_cast<int64_t>(i));
+    if (!data || static_cast<int64_t>(data->GetHandle()) != input_handles[i]) {
+      graph->written_inputs.push_back(static_cast<int64_t>(i));
+      values.push_back(lazy_inputs[i]);
+    }
     graph->input_dtypes.push_back(lazy->dtype());
     graph->input_sizes.push_back(lazy->shape().Get().sizes().vec());
   }
-  PendingGraph pending = LowerPendingGraph(outputs, "replay", kPrefix, "output");
+  if (values.empty()) return nullptr;  // nothing to compute
+  PendingGraph pending = LowerPendingGraph(values, "replay", kPrefix, "output");
   graph->comp = pending.comp;
   graph->device = pending.device;
   for (const torch::lazy::BackendDataPtr& data : pending.parameters) {
@@ -74,6 +92,33 @@ std::shared_ptr<ReplayGraph> BuildReplayGraph(const std::vector<at::Tensor>& laz
 
 namespace {
 
+// Per written input (ReplayGraph::written_inputs), the function result the
+// native code may write into that call tensor's buffer, or -1. The result
+// must feed that output alone, and the tensor must feed exactly one
+// parameter, which the code allows that result to overwrite.
+std::vector<int64_t> InPlaceResults(const ReplayGraph& graph) {
+  const MlirComputation& comp = *graph.comp;
+  const std::vector<runtime::ArgSpec>& specs = comp.executable->outputs();
+  std::vector<int64_t> results(graph.written_inputs.size(), -1);
+  for (size_t w = 0; w < graph.written_inputs.size(); ++w) {
+    const int64_t k = graph.written_inputs[w];
+    const OutputRef& ref = comp.outputs[graph.num_outputs + w];
+    if (ref.source != OutputSource::kResult || ref.index >= specs.size()) continue;
+    const size_t r = ref.index;
+    int64_t feeds = 0;
+    for (const OutputRef& other : comp.outputs)
+      feeds += other.source == OutputSource::kResult && other.index == r;
+    int64_t parameters_of_k = 0;
+    for (int64_t s : graph.sources) parameters_of_k += s == k;
+    if (feeds != 1 || parameters_of_k != 1) continue;
+    for (int64_t arg : specs[r].overwritableInputs)
+      if (static_cast<size_t>(arg) < comp.input_order.size() &&
+          graph.sources[comp.input_order[arg]] == k)
+        results[w] = static_cast<int64_t>(r);
+  }
+  return results;
+}
+
 // A new TensorImpl on the same storage. A graph's outputs come from its
 // OutputBufferPool, which reuses a buffer once it holds the only reference.
 // Handed to Python as they are, the pool's own TensorImpls get a PyObject
@@ -85,6 +130,36 @@ at::Tensor OwnImplOnSameStorage(const at::Tensor& t) {
                                                    t.dtype());
   impl->set_sizes_and_strides(t.sizes(), t.strides(), t.storage_offset());
   return at::Tensor(std::move(impl));
+}
+
+// Per function result, for the native code to write into: a written
+// input's own buffer, where the compiled code allows it (the update reads
+// each element before writing it and is the input's only reader:
+// ltc-mark-overwritable-inputs) and the input shares no memory with
+// another input. Undefined elsewhere.
+std::vector<at::Tensor> InPlaceBuffers(ReplayGraph& graph, const std::vector<at::Tensor>& inputs) {
+  MlirComputation& comp = *graph.comp;
+  if (graph.written_inputs.empty() || !comp.is_native()) return {};
+  if (!graph.in_place_planned) {
+    graph.in_place_results = InPlaceResults(graph);
+    graph.in_place_planned = true;
+  }
+  std::vector<at::Tensor> buffers;
+  for (size_t w = 0; w < graph.written_inputs.size(); ++w) {
+    const int64_t r = graph.in_place_results[w];
+    const at::Tensor& target = inputs[graph.written_inputs[w]];
+    if (r < 0 || !target.is_contiguous() || target.is_conj() || target.is_neg() ||
+        target.scalar_type() != comp.function_result_shapes[r].scalar_type())
+      continue;
+    bool shares_memory = false;
+    for (size_t j = 0; j < inputs.size() && !shares_memory; ++j)
+      shares_memory = static_cast<int64_t>(j) != graph.written_inputs[w] &&
+                      inputs[j].defined() && inputs[j].is_alias_of(target);
+    if (shares_memory) continue;
+    if (buffers.empty()) buffers.resize(comp.function_result_shapes.size());
+    buffers[r] = target;
+  }
+  return buffers;
 }
 
 }  // namespace
@@ -117,25 +192,41 @@ std::vector<at::Tensor> RunReplayGraph(ReplayGraph& graph, const std::vector<at:
     arguments[p] = src < 0 ? graph.constants[p]
                            : std::make_shared<MlirData>(bound[src], shapes[p], graph.device);
   }
-  std::vector<torch::lazy::BackendDataPtr> results =
-      RunComputation(graph.comp, arguments, graph.device, /*allow_pipeline=*/false);
+  std::vector<at::Tensor> result_buffers = InPlaceBuffers(graph, inputs);
+  std::vector<torch::lazy::BackendDataPtr> results = RunComputation(
+      graph.comp, arguments, graph.device, /*allow_pipeline=*/false, result_buffers);
   RaisePendingError();
   std::vector<at::Tensor> out;
-  out.reserve(results.size());
-  for (const torch::lazy::BackendDataPtr& r : results) {
-    CheckComputed(*r, "a result of this graph");
-    auto data = std::static_pointer_cast<torch::lazy::TSData>(r);
+  out.reserve(graph.num_outputs);
+  int64_t in_place = 0, copied = 0;
+  for (size_t o = 0; o < results.size(); ++o) {
+    CheckComputed(*results[o], "a result of this graph");
+    auto data = std::static_pointer_cast<torch::lazy::TSData>(results[o]);
+    at::Tensor value;
     if (data->HasValue() && data->data().defined()) {
-      out.push_back(OwnImplOnSameStorage(data->data()));
+      value = data->data();
     } else {
       TORCH_CHECK(data->scalar.has_value(), "ltc_mlir torch.compile: graph ",
                   graph.comp->name, " returned a value without data");
-      out.push_back(at::scalar_tensor(*data->scalar,
-                                      at::TensorOptions().dtype(data->shape().scalar_type())));
+      value = at::scalar_tensor(*data->scalar,
+                                at::TensorOptions().dtype(data->shape().scalar_type()));
+    }
+    if (o < graph.num_outputs) {
+      out.push_back(OwnImplOnSameStorage(value));
+      continue;
+    }
+    // A written input: already in place, or copied now.
+    const at::Tensor& target = inputs[graph.written_inputs[o - graph.num_outputs]];
+    if (value.is_alias_of(target)) {
+      ++in_place;
+    } else {
+      target.copy_(value);
+      ++copied;
     }
   }
   Metrics::RecordReplayCall(
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count(),
+      in_place, copied);
   return out;
 }
 

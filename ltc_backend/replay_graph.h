@@ -32,20 +32,39 @@ struct ReplayGraph {
   // The call's tensors: dtype and sizes the graph was compiled for.
   std::vector<at::ScalarType> input_dtypes;
   std::vector<std::vector<int64_t>> input_sizes;
+  // The computation's outputs are the graph's `num_outputs` outputs, then
+  // one new value per call tensor the graph wrote to (an in-place update
+  // AOTAutograd kept in the graph): written_inputs[w] is that tensor.
+  size_t num_outputs = 0;
+  std::vector<int64_t> written_inputs;
+  // Per written input: the function result the native code may write
+  // straight into the call tensor's buffer, or -1 (copied after the run).
+  // Found at the first native run (InPlaceResults).
+  std::vector<int64_t> in_place_results;
+  bool in_place_planned = false;
 };
 
 // Fresh lazy tensors (functionalized, as `.to("lazy")` makes them) holding
 // copies of host tensors `inputs`, each with its own data.
 std::vector<at::Tensor> MakeReplayInputs(const std::vector<at::Tensor>& inputs);
 
+// The data handle of each lazy input, read before the graph runs on them:
+// BuildReplayGraph finds the inputs the graph wrote to by their new handle.
+std::vector<int64_t> ReplayInputHandles(const std::vector<at::Tensor>& lazy_inputs);
+
 // The graph computing lazy tensors `outputs` from `lazy_inputs` (made by
-// MakeReplayInputs from host tensors like `host_inputs`), compiled.
+// MakeReplayInputs, whose handles were `input_handles` before the graph ran
+// on them), compiled. Inputs the graph wrote to are written back by every
+// replay. Null when there are no outputs and no input was written.
 std::shared_ptr<ReplayGraph> BuildReplayGraph(const std::vector<at::Tensor>& lazy_inputs,
-                                              const std::vector<at::Tensor>& outputs);
+                                              const std::vector<at::Tensor>& outputs,
+                                              const std::vector<int64_t>& input_handles);
 
 // Runs `graph` on host tensors like those it was built from; returns its
-// outputs as host tensors. Raises ValueError naming the argument when one
-// does not match, and the graph's own error if it fails.
+// outputs as host tensors and writes the new values of the inputs it
+// updates into them (in place when the native code allows it, else by a
+// copy). Raises ValueError naming the argument when one does not match,
+// and the graph's own error if it fails.
 std::vector<at::Tensor> RunReplayGraph(ReplayGraph& graph, const std::vector<at::Tensor>& inputs);
 
 // The computation's name (graph_<hash>), how it runs ("native", "partitioned":

@@ -64,6 +64,8 @@ PYBIND11_MODULE(_C, m) {
     d["replay_calls"] = s.replay_calls;
     d["replay_time_ms"] = s.replay_time_ms;
     d["replay_eager_graphs"] = s.replay_eager_graphs;
+    d["replay_inputs_written_in_place"] = s.replay_inputs_written_in_place;
+    d["replay_inputs_copied_back"] = s.replay_inputs_copied_back;
     return d;
   });
   m.def("_raise_pending_error", [] {

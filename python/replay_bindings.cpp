@@ -22,10 +22,14 @@ void RegisterReplayBindings(py::module_& m) {
       .def("__repr__", &backend::DescribeReplayGraph);
   m.def("_make_replay_inputs", &backend::MakeReplayInputs,
         "Fresh lazy tensors holding copies of host tensors, one data each.");
+  m.def("_replay_input_handles", &backend::ReplayInputHandles,
+        "The data handles of lazy inputs made by _make_replay_inputs, before "
+        "a graph runs on them.");
   m.def("_build_replay_graph", &backend::BuildReplayGraph,
         "Compile the graph computing lazy `outputs` from lazy `inputs` "
-        "(made by _make_replay_inputs).",
-        py::arg("inputs"), py::arg("outputs"));
+        "(made by _make_replay_inputs, with `handles` before the graph ran); "
+        "inputs the graph wrote to are written back by each run.",
+        py::arg("inputs"), py::arg("outputs"), py::arg("handles"));
 }
 
 }  // namespace ltc_mlir

@@ -183,6 +183,7 @@ class _ReplayedGraph:
         tensor_positions = [i for i, a in enumerate(args) if isinstance(a, torch.Tensor)]
         try:
             lazy_inputs = _C._make_replay_inputs([args[i] for i in tensor_positions])
+            handles = _C._replay_input_handles(lazy_inputs)
             call_args = list(args)
             for i, lazy in zip(tensor_positions, lazy_inputs):
                 call_args[i] = lazy
@@ -202,15 +203,16 @@ class _ReplayedGraph:
                     raise RuntimeError(f"an output is on {value.device}, not on the lazy device")
                 else:
                     outputs.append(("value", value))
-            replay = (_C._build_replay_graph(lazy_inputs, lazy_outputs) if lazy_outputs
-                      else None)
+            # Inputs the graph updated in place (an optimizer's parameters)
+            # become more outputs, written back into the call's tensors.
+            replay = _C._build_replay_graph(lazy_inputs, lazy_outputs, handles)
         except Exception as e:  # noqa: BLE001  (any failure: run the graph eagerly)
             reason = f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
             warnings.warn(f"ltc_mlir torch.compile: the {self.role} graph runs eagerly on the "
                           f"CPU: it could not be traced on the lazy device ({reason})")
             _C._record_replay_eager_graph(f"{self.role} graph: {reason}")
             return _Entry()
-        if replay is None:  # no tensor outputs: nothing to compile
+        if replay is None:  # no tensor outputs, no input written: nothing to compile
             return _Entry()
         if debug:
             sys.stderr.write(f"ltc_mlir torch.compile: {self.role} graph -> {replay!r}\n")
@@ -251,7 +253,8 @@ def ltc_mlir_backend(gm, example_inputs, **kwargs):
     if _C._debug_enabled():
         torch._logging.set_logs(recompiles=True)
     backend = aot_autograd(fw_compiler=_compiler("forward"), bw_compiler=_compiler("backward"),
-                           inference_compiler=_compiler("inference"))
+                           inference_compiler=_compiler("inference"),
+                           keep_inference_input_mutations=True)
     return backend(gm, example_inputs, **kwargs)
 
 

@@ -197,7 +197,7 @@ def test_same_graph_as_mark_step_shares_its_executable():
 def test_untraceable_graph_runs_eagerly_with_a_warning(monkeypatch):
     from ltc_mlir import dynamo_backend
 
-    def refuse(inputs, outputs):
+    def refuse(inputs, outputs, handles):
         raise RuntimeError("simulated lowering refusal")
     monkeypatch.setattr(dynamo_backend._C, "_build_replay_graph", refuse)
     f = torch.compile(lambda x: torch.cos(x) + x, backend="ltc_mlir")
@@ -214,7 +214,7 @@ def test_replay_rejects_mismatched_arguments():
     from ltc_mlir import _C
     a = torch.randn(3, 4)
     lazy = _C._make_replay_inputs([a])
-    graph = _C._build_replay_graph(lazy, [lazy[0] * 2])
+    graph = _C._build_replay_graph(lazy, [lazy[0] * 2], _C._replay_input_handles(lazy))
     torch.testing.assert_close(graph.run([a])[0], a * 2)
     with pytest.raises(ValueError, match=r"argument #0 .* compiled for Float \[3, 4\]"):
         graph.run([torch.randn(4, 4)])

@@ -427,6 +427,14 @@ bool Compilation::run() {
     }
     (*module)->removeAttr(kRuntimeChecksAttrName);
   }
+  if (auto perResult =
+          (*module)->getAttrOfType<ArrayAttr>(kOverwritableInputsAttrName)) {
+    for (auto [output, args] : llvm::zip(function->outputs, perResult))
+      if (auto list = llvm::dyn_cast<DenseI64ArrayAttr>(args))
+        output.overwritableInputs.assign(list.asArrayRef().begin(),
+                                         list.asArrayRef().end());
+    (*module)->removeAttr(kOverwritableInputsAttrName);
+  }
 
   if (!jit(*function))
     return false;

@@ -199,6 +199,8 @@ void compileAot(const std::string &moduleText, const AotOptions &options,
     result.error = "lowering the exported module failed: " + diagnostics;
     return;
   }
+  // Exported functions never write their inputs.
+  (*module)->removeAttr(kOverwritableInputsAttrName);
   // Globals whose bytes are not here become declarations: the linking
   // program defines them (external linkage, no initializer).
   for (auto global : module->getOps<LLVM::GlobalOp>()) {

@@ -38,6 +38,8 @@ ltc_mlir::getLinalgToLLVMPipeline(const LinalgToLLVMOptions &options) {
      << (options.externalGemm ? "true" : "false") << "}),"
      << "func.func(ltc-duplicate-shared-fills),"
      << (options.externalGemm ? "func.func(ltc-select-external-gemms)," : "")
+     // Before tiling, while an elementwise update is still one op.
+     << "ltc-mark-overwritable-inputs,"
      << "func.func(ltc-tile-and-vectorize{vector-bits=" << bits
      << " parallel=" << (options.parallelize ? "true" : "false")
      << " vectorize=" << (options.vectorize ? "true" : "false") << "}),"
@@ -252,6 +254,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createUnitStepSubviewsPass);
   registerPass(createFoldZeroTripLoopsPass);
   registerPass(createDuplicateSharedFillsPass);
+  registerPass(createMarkOverwritableInputsPass);
   registerPass(createOutlineLoopNestsPass);
   registerPass(createSelectExternalGemmsPass);
   registerPass(createLowerExternalGemmsPass);

@@ -31,6 +31,10 @@ struct ValueDesc {
   /// "bf16", "si64", "si32", "si16", "si8", "ui8", "i1". Empty for scalars.
   std::string dtype;
   std::vector<int64_t> shape; ///< static shape (tensors only)
+  /// Results only: the inputs (by index) whose buffer the caller may pass
+  /// as this result's out-param, saving the copy of an in-place update
+  /// (ltc-mark-overwritable-inputs). Empty for most results.
+  std::vector<int64_t> overwritableInputs;
 };
 
 struct CompileOptions {

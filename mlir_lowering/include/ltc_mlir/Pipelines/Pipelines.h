@@ -137,6 +137,15 @@ std::unique_ptr<mlir::Pass> createUnitStepSubviewsPass();
 /// such ops makes slices MLIR 22 rejects.
 std::unique_ptr<mlir::Pass> createFoldZeroTripLoopsPass();
 
+/// `ltc-mark-overwritable-inputs` (module): records, per result of the
+/// public `@forward`, the arguments whose buffer the caller may pass as that
+/// result's out-param (an elementwise update that is the argument's only
+/// reader, see OverwritableInputs.cpp), as kOverwritableInputsAttrName on
+/// the module: an array with one DenseI64ArrayAttr per result.
+std::unique_ptr<mlir::Pass> createMarkOverwritableInputsPass();
+inline constexpr const char *kOverwritableInputsAttrName =
+    "ltc.overwritable_inputs";
+
 /// `ltc-duplicate-shared-fills` (func): every further destination use
 /// (init, insert_slice dest, loop init) of a linalg.fill on tensors gets its
 /// own clone of the fill (into a bufferization.alloc_tensor), so that

@@ -22,6 +22,10 @@ enum class ArgKind { Tensor, Int, Float };
 struct ArgSpec {
   ArgKind kind = ArgKind::Tensor;
   std::vector<int64_t> shape;
+  /// Outputs only: inputs whose buffer may be passed as this output's buffer
+  /// (the code reads each of their elements before writing it, and nothing
+  /// else reads them); see ltc_mlir::ValueDesc::overwritableInputs.
+  std::vector<int64_t> overwritableInputs = {};
 };
 
 /// One argument at call time. For tensors `data` points to a contiguous
