@@ -134,3 +134,36 @@ def test_concurrent_processes_share_one_cache(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if ".tmp-" in p]
     third = train(tmp_path)
     assert third["compile_count"] == 0, third
+
+
+# A compiled SGD step loaded from the cache still updates the parameters in
+# place: the manifest keeps which results may overwrite which inputs.
+COMPILED_SGD = '''
+import copy
+torch.manual_seed(0)
+model = torch.nn.Linear(32, 16)
+ref = copy.deepcopy(model)
+opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+ref_opt = torch.optim.SGD(ref.parameters(), lr=0.1, momentum=0.9)
+step = torch.compile(opt.step, backend="ltc_mlir")
+for i in range(4):
+    x = torch.randn(8, 32)
+    for m, o, s in ((model, opt, step), (ref, ref_opt, ref_opt.step)):
+        o.zero_grad(); m(x).square().mean().backward(); s()
+m = ltc_mlir.metrics()
+emit({"compile_count": m["compile_count"], "hits": m["disk_cache_hits"],
+      "in_place": m["replay_inputs_written_in_place"], "copied": m["replay_inputs_copied_back"],
+      "diff": max((a - b).abs().max().item() for a, b in zip(model.parameters(), ref.parameters()))})
+'''
+
+
+def test_cached_graph_keeps_its_in_place_updates(tmp_path):
+    first = run_isolated(COMPILED_SGD, env={"LTC_MLIR_CACHE_DIR": str(tmp_path)})
+    second = run_isolated(COMPILED_SGD, env={"LTC_MLIR_CACHE_DIR": str(tmp_path)})
+    assert first["compile_count"] >= 1 and second["compile_count"] == 0, (first, second)
+    assert second["hits"] == first["compile_count"], second
+    assert any(" overwrites=" in open(tmp_path / name).read()
+               for name in entries(tmp_path, ".manifest"))
+    for run in (first, second):
+        assert run["diff"] < 1e-5 and run["copied"] == 0, run
+        assert run["in_place"] == first["in_place"] > 0, run
