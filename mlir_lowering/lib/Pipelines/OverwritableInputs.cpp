@@ -17,6 +17,10 @@
 // Tiling keeps that property (every tile reads a's elements where it writes
 // result j's), and the tiles of G are its only accesses of a, so G reads
 // each element of a before overwriting it and nothing reads a after G.
+// G's init becomes a bufferization.alloc_tensor of its own: a tensor.empty
+// that CSE merged with another op's could give both results one buffer (the
+// other's dead before G writes), and that other op would write into a's
+// memory before G reads it.
 // The pairs go to the module attribute kOverwritableInputsAttrName (one
 // array of argument indices per result), which the compiler turns into
 // ValueDesc::overwritableInputs.
@@ -25,6 +29,7 @@
 
 #include "ltc_mlir/Pipelines/Pipelines.h"
 
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -38,7 +43,8 @@ namespace {
 /// The arguments `result` (an operand of the return) may overwrite.
 SmallVector<int64_t> overwritableBy(func::FuncOp func, Value result) {
   auto generic = result.getDefiningOp<linalg::GenericOp>();
-  if (!generic || generic->getBlock() != &func.getBody().front() ||
+  auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
+  if (!generic || !type || !type.hasStaticShape() || generic->getBlock() != &func.getBody().front() ||
       generic.getNumParallelLoops() != generic.getNumLoops())
     return {};
   unsigned k = llvm::cast<OpResult>(result).getResultNumber();
@@ -61,6 +67,16 @@ SmallVector<int64_t> overwritableBy(func::FuncOp func, Value result) {
   return args;
 }
 
+/// The init of `result` becomes an allocation that only its op writes.
+void giveOwnInit(OpResult result) {
+  auto generic = llvm::cast<linalg::GenericOp>(result.getOwner());
+  OpOperand *init = generic.getDpsInitOperand(result.getResultNumber());
+  OpBuilder builder(generic);
+  auto type = llvm::cast<RankedTensorType>(init->get().getType());
+  init->set(bufferization::AllocTensorOp::create(builder, generic.getLoc(), type,
+                                                  /*dynamicSizes=*/ValueRange()));
+}
+
 struct MarkOverwritableInputsPass
     : PassWrapper<MarkOverwritableInputsPass, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MarkOverwritableInputsPass)
@@ -71,6 +87,10 @@ struct MarkOverwritableInputsPass
   StringRef getDescription() const final {
     return "Record which results of @forward may be written into the buffer "
            "of an argument (elementwise updates that are its only reader)";
+  }
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<bufferization::BufferizationDialect>();
   }
 
   void runOnOperation() override {
@@ -88,6 +108,8 @@ struct MarkOverwritableInputsPass
           returnedOnce ? overwritableBy(func, v) : SmallVector<int64_t>();
       any |= !args.empty();
       perResult.push_back(DenseI64ArrayAttr::get(&getContext(), args));
+      if (!args.empty())
+        giveOwnInit(llvm::cast<OpResult>(v));
     }
     if (any)
       module->setAttr(ltc_mlir::kOverwritableInputsAttrName,

@@ -4,8 +4,17 @@
 // where it writes their new values, and nothing else reads them. Each new
 // value may overwrite either input; the gradient (also read elsewhere) and
 // the learning rate (a broadcast read) are never overwritten.
+// Each overwriting result gets an allocation of its own as init (a shared
+// tensor.empty could give another op's result the same buffer).
 // CHECK-LABEL: module attributes
 // CHECK-SAME: ltc.overwritable_inputs = [array<i64: 0, 1>, array<i64: 0, 1>, array<i64>]
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK: %[[A0:.*]] = bufferization.alloc_tensor() : tensor<4x8xf32>
+// CHECK: %[[A1:.*]] = bufferization.alloc_tensor() : tensor<4x8xf32>
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%[[A0]], %[[A1]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<4x8xf32>)
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #scalar = affine_map<(d0, d1) -> ()>
 module {

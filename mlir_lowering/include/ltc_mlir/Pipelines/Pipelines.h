@@ -10,7 +10,9 @@
 // Calling convention of the result: `@forward` keeps its inputs (memrefs with
 // identity layout, never written: `bufferization.writable = false`) followed
 // by one caller-allocated out-param memref per result, returns nothing, and
-// carries `llvm.emit_c_interface` (so `_mlir_ciface_forward` exists).
+// carries `llvm.emit_c_interface` (so `_mlir_ciface_forward` exists). The
+// caller may pass an input's buffer as a result's out-param where
+// `ltc-mark-overwritable-inputs` allows it.
 //
 // Large f32 contractions are not tiled by `ltc-tile-and-vectorize`: they
 // call the runtime's GEMM (`ltc_mlir_rt_sgemm`, runtime/gemm.h) once per
