@@ -215,12 +215,14 @@ std::vector<at::Tensor> RunReplayGraph(ReplayGraph& graph, const std::vector<at:
       out.push_back(OwnImplOnSameStorage(value));
       continue;
     }
-    // A written input: already in place, or copied now.
+    // A written input: already in place, or copied now (a leaf that
+    // requires grad through its detached alias, as AOTAutograd does).
+    // AOTAutograd bumps the version of every input its graph mutates.
     const at::Tensor& target = inputs[graph.written_inputs[o - graph.num_outputs]];
     if (value.is_alias_of(target)) {
       ++in_place;
     } else {
-      target.copy_(value);
+      (target.is_leaf() && target.requires_grad() ? target.detach() : target).copy_(value);
       ++copied;
     }
   }

@@ -126,3 +126,52 @@ def test_non_contiguous_argument_is_updated():
         x.mul_(3.0)
         return x + 1.0
     _run_both(f, lambda: torch.randn(32, 16).t())
+
+
+def test_update_in_place_is_seen_by_autograd():
+    """A parameter written in place gets a new version (AOTAutograd bumps
+    the inputs its graph mutates), as eager's in-place update gives it: a
+    graph that saved the old value for its backward raises instead of
+    computing a gradient from the new one."""
+    w = nn.Parameter(torch.randn(16, 16))
+    opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+    step = torch.compile(opt.step, backend="ltc_mlir")
+    for _ in range(3):  # build, then replays
+        w.grad = torch.randn(16, 16)
+        step()
+    before = _updates()
+    x = torch.randn(16, 16, requires_grad=True)
+    y = (x * w).sum()  # saves w for x's gradient
+    version = w._version
+    w.grad = torch.randn(16, 16)
+    step()
+    assert _updates()[0] - before[0] == 2  # w and its momentum, in place
+    assert w._version > version
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_parameters_sharing_one_storage():
+    """Parameters that are views of one flat buffer: each update is copied
+    back (never written over memory the graph still reads), through the
+    parameter's detached alias as eager's optimizer writes it."""
+    def make():
+        flat = torch.randn(2 * 64 * 32)
+        return [nn.Parameter(flat[: 64 * 32].view(64, 32)), nn.Parameter(flat[64 * 32:].view(64, 32))]
+    torch.manual_seed(0)
+    params = make()
+    ref = [nn.Parameter(p.detach().clone()) for p in params]
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+    ref_opt = torch.optim.SGD(ref, lr=0.1, momentum=0.9)
+    step = torch.compile(opt.step, backend="ltc_mlir")
+    g = torch.Generator().manual_seed(2)
+    for _ in range(4):
+        grads = [torch.randn(64, 32, generator=g) for _ in params]
+        for ps, s in ((params, step), (ref, ref_opt.step)):
+            for p, gr in zip(ps, grads):
+                p.grad = gr.clone()
+            s()
+    for p, r in zip(params, ref):
+        torch.testing.assert_close(p, r, **TOL)
+    assert params[0].untyped_storage().data_ptr() == params[1].untyped_storage().data_ptr()
+    assert ltc_mlir.metrics()["replay_eager_graphs"] == 0
