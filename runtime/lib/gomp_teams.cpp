@@ -16,7 +16,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdarg>
-#include <cstring>
 #include <dlfcn.h>
 #include <mutex>
 #include <pthread.h>
