@@ -131,7 +131,8 @@ bool ParseValue(std::istringstream& in, ValueDesc& d) {
   std::string kind, dtype, shape, extra;
   if (!(in >> kind >> dtype >> shape) || !ParseKind(kind, d.kind)) return false;
   d.dtype = dtype == "-" ? "" : dtype;
-  if (!(shape == "-" ? (d.shape.clear(), true) : ParseInts(shape, d.shape))) return false;
+  d.shape.clear();
+  if (shape != "-" && !ParseInts(shape, d.shape)) return false;
   d.overwritableInputs.clear();
   if (!(in >> extra)) return true;
   const std::string prefix = "overwrites=";

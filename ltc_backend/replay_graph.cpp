@@ -144,18 +144,19 @@ std::vector<at::Tensor> InPlaceBuffers(ReplayGraph& graph, const std::vector<at:
     graph.in_place_results = InPlaceResults(graph);
     graph.in_place_planned = true;
   }
+  // Inputs per storage, counted once per call (not per written input).
+  std::unordered_map<const c10::StorageImpl*, int> tensors_of_storage;
+  for (const at::Tensor& t : inputs)
+    if (t.defined() && t.has_storage()) ++tensors_of_storage[t.storage().unsafeGetStorageImpl()];
   std::vector<at::Tensor> buffers;
   for (size_t w = 0; w < graph.written_inputs.size(); ++w) {
     const int64_t r = graph.in_place_results[w];
     const at::Tensor& target = inputs[graph.written_inputs[w]];
     if (r < 0 || !target.is_contiguous() || target.is_conj() || target.is_neg() ||
-        target.scalar_type() != comp.function_result_shapes[r].scalar_type())
+        !target.has_storage() ||
+        target.scalar_type() != comp.function_result_shapes[r].scalar_type() ||
+        tensors_of_storage[target.storage().unsafeGetStorageImpl()] != 1)
       continue;
-    bool shares_memory = false;
-    for (size_t j = 0; j < inputs.size() && !shares_memory; ++j)
-      shares_memory = static_cast<int64_t>(j) != graph.written_inputs[w] &&
-                      inputs[j].defined() && inputs[j].is_alias_of(target);
-    if (shares_memory) continue;
     if (buffers.empty()) buffers.resize(comp.function_result_shapes.size());
     buffers[r] = target;
   }

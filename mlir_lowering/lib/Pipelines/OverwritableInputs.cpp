@@ -44,7 +44,8 @@ namespace {
 SmallVector<int64_t> overwritableBy(func::FuncOp func, Value result) {
   auto generic = result.getDefiningOp<linalg::GenericOp>();
   auto type = llvm::dyn_cast<RankedTensorType>(result.getType());
-  if (!generic || !type || !type.hasStaticShape() || generic->getBlock() != &func.getBody().front() ||
+  if (!generic || !type || !type.hasStaticShape() ||
+      generic->getBlock() != &func.getBody().front() ||
       generic.getNumParallelLoops() != generic.getNumLoops())
     return {};
   unsigned k = llvm::cast<OpResult>(result).getResultNumber();
