@@ -105,15 +105,15 @@ std::string JoinInts(const std::vector<int64_t>& values) {
   return s;
 }
 
-// Comma-separated non-negative integers ("" is none).
-bool ParseInts(const std::string& text, std::vector<int64_t>& values) {
+// Comma-separated integers >= `min` ("" is none).
+bool ParseInts(const std::string& text, std::vector<int64_t>& values, int64_t min = 0) {
   values.clear();
   std::stringstream items(text);
   std::string item;
   while (std::getline(items, item, ',')) {
     char* end = nullptr;
     long long v = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || v < 0) return false;
+    if (item.empty() || *end != '\0' || v < min) return false;
     values.push_back(v);
   }
   return true;
@@ -132,7 +132,8 @@ bool ParseValue(std::istringstream& in, ValueDesc& d) {
   if (!(in >> kind >> dtype >> shape) || !ParseKind(kind, d.kind)) return false;
   d.dtype = dtype == "-" ? "" : dtype;
   d.shape.clear();
-  if (shape != "-" && !ParseInts(shape, d.shape)) return false;
+  // -1: a size given per call (code for every batch size).
+  if (shape != "-" && !ParseInts(shape, d.shape, /*min=*/-1)) return false;
   d.overwritableInputs.clear();
   if (!(in >> extra)) return true;
   const std::string prefix = "overwrites=";

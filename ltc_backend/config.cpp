@@ -1,5 +1,6 @@
 #include "ltc_backend/config.h"
 
+#include "ltc_backend/batch_families.h"
 #include "ltc_backend/shape_variants.h"
 #include "ltc_mlir/runtime/openmp.h"
 
@@ -179,6 +180,7 @@ void CheckEnvironment() {
   (void)ThreadsFromEnv();
   runtime::selectOpenMPRuntime(OpenMPRuntimeFromEnv());
   CheckShapeVariantEnvironment();
+  (void)BatchGenericEnabled();
 }
 
 }  // namespace backend

@@ -11,9 +11,11 @@
 #include <map>
 #include <mutex>
 
+#include "ltc_backend/batch_families.h"
 #include "ltc_backend/compile_cache.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/metrics.h"
+#include "ltc_backend/recompile_diagnostics.h"
 #include "ltc_backend/shape_variants.h"
 #include "ltc_mlir/Compiler/Compiler.h"
 #include "ltc_mlir/runtime/openmp.h"
@@ -48,6 +50,14 @@ runtime::ArgKind ToRuntimeKind(ValueKind k) {
   return runtime::ArgKind::Tensor;
 }
 
+// A compiled shape (-1: any size, generic code) against LTC's.
+bool ShapeFits(const std::vector<int64_t>& compiled, c10::IntArrayRef actual) {
+  if (compiled.size() != actual.size()) return false;
+  for (size_t d = 0; d < compiled.size(); ++d)
+    if (compiled[d] != runtime::kDynamicSize && compiled[d] != actual[d]) return false;
+  return true;
+}
+
 // The compiled signature must be exactly what LTC will pass and expect.
 std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& comp) {
   const size_t graph_inputs = comp.parameter_names().size();
@@ -74,7 +84,7 @@ std::string CheckSignature(const CompiledFunction& fn, const MlirComputation& co
       return "output " + std::to_string(i) + " refers to a missing value";
     const ValueDesc& d = from[index];
     if (d.kind != ValueKind::Tensor || d.dtype != DtypeName(s.scalar_type()) ||
-        d.shape != s.sizes().vec())
+        !ShapeFits(d.shape, s.sizes()))
       return "output " + std::to_string(i) + " does not match LTC's shape " + s.to_string();
   }
   for (size_t r = 0; r < fn.outputs.size(); ++r) {
@@ -211,6 +221,131 @@ LiveCodeIndex& LiveCode() {
   return *index;
 }
 
+// The executable keeps the function (and its code) alive.
+std::shared_ptr<runtime::Executable> MakeExecutable(
+    const std::shared_ptr<CompiledFunction>& function) {
+  std::vector<runtime::ArgSpec> inputs, outputs;
+  for (const ValueDesc& d : function->inputs) inputs.push_back({ToRuntimeKind(d.kind), d.shape});
+  for (const ValueDesc& d : function->outputs)
+    outputs.push_back({ToRuntimeKind(d.kind), d.shape, d.overwritableInputs});
+  return std::make_shared<runtime::Executable>(function->entry, std::move(inputs),
+                                               std::move(outputs), function,
+                                               function->checkMessages);
+}
+
+// The family key of a canonical module: its text without numbers.
+std::string FamilyKey(const NumberedText& split) {
+  std::string key;
+  for (const std::string& w : split.words) key += w + '\x1f';
+  return sha256Hex(key);
+}
+
+// A graph compiled on its own: a shape its family's next ones may pair with.
+void RememberSingleShape(const std::string& text) {
+  if (!BatchGenericEnabled()) return;
+  NumberedText split = SplitNumbers(text);
+  std::lock_guard<std::mutex> lock(BatchFamiliesMutex());
+  BatchFamily& family = GetBatchFamily(FamilyKey(split));
+  for (const SingleShape& single : family.singles)
+    if (single.text == text) return;
+  family.singles.push_back({text, std::move(split)});
+  if (family.singles.size() > kMaxSingles) family.singles.erase(family.singles.begin());
+}
+
+// Generic code of `family` built from `single` and the graph `text`, or
+// nullopt (refused: the lowerings do not merge, or a compiler error).
+std::optional<NativeCode> CompileGeneric(BatchFamily& family, const SingleShape& single,
+                                         const std::string& text, const NumberedText& split,
+                                         const BatchMatch& match, CompileOptions options,
+                                         double emit_ms) {
+  options.otherBatchText = single.text;
+  options.batchSize = match.second;
+  options.otherBatchSize = match.first;
+  options.dumpName += ".every_batch";
+  NativeCode code;
+  CompileResult& result = code.result;
+  const std::string cache_dir = GetCacheDir();
+  const std::string key =
+      cache_dir.empty() ? "" : CacheKey(text + "\n// every batch size, with\n" + single.text, options);
+  if (!cache_dir.empty()) {
+    result = LoadFromDiskCache(cache_dir, key, options);
+    code.from_disk = result.function != nullptr;
+    Metrics::RecordDiskCache(code.from_disk);
+  }
+  if (!code.from_disk) result = compileTorchModule(text, options);
+  if (!result.writeError.empty()) WarnWriteErrorOnce(result.writeError);
+  if (!result.function) {
+    family.refusals++;
+    for (SingleShape& s : family.singles)
+      if (s.text == single.text) s.refusals++;
+    // `text` compiles on its own now; either of the two may be the shape
+    // whose sizes coincide.
+    family.singles.push_back({text, split, 1});
+    if (family.singles.size() > kMaxSingles) family.singles.erase(family.singles.begin());
+    Metrics::RecordBatchGeneric("refused", result.error.substr(0, 500));
+    if (DebugEnabled())
+      std::cerr << "ltc_mlir: two batch sizes of a graph cannot share code, it compiles per "
+                << "shape: " << result.error.substr(0, 500) << std::endl;
+    return std::nullopt;
+  }
+  result.stageMs.insert(result.stageMs.begin(), {"emit", emit_ms});
+  Metrics::RecordCompileStages(result.stageMs);
+  Metrics::RecordBatchGeneric("compile");
+  if (!code.from_disk && !cache_dir.empty() && !result.object.empty()) {
+    std::string warning;
+    StoreCachedGraph(cache_dir, key,
+                     {result.object, result.function->inputs, result.function->outputs,
+                      result.function->checkMessages},
+                     warning);
+    if (!warning.empty()) WarnCacheProblem(warning);
+  }
+  code.executable = MakeExecutable(result.function);
+  code.batch_generic = true;
+  // The pair's numbers, relative to the single shape.
+  BatchMatch relative = *MatchBatchSizes(single.split, split);
+  family.generics.push_back({single.split, relative, std::make_shared<NativeCode>(code)});
+  if (DebugEnabled())
+    std::cerr << "ltc_mlir: compiled one graph for every batch size (from batch sizes "
+              << relative.first << " and " << relative.second << ")" << std::endl;
+  return code;
+}
+
+// Code for every batch size serving `text` (batch_families.h): generic
+// code of its family that `text` is an instance of, else generic code
+// built from `text` and a single shape it pairs with. nullopt: compile
+// `text` on its own.
+std::optional<NativeCode> BatchGenericCode(const std::string& text, const CompileOptions& options,
+                                           double emit_ms) {
+  NumberedText split = SplitNumbers(text);
+  std::lock_guard<std::mutex> lock(BatchFamiliesMutex());
+  BatchFamily& family = GetBatchFamily(FamilyKey(split));
+  for (const GenericShapes& generic : family.generics) {
+    if (!InstanceBatchSize(generic.first_split, generic.match, split)) continue;
+    NativeCode code = *std::static_pointer_cast<NativeCode>(generic.code);
+    code.reused = true;
+    Metrics::RecordBatchGeneric("hit");
+    return code;
+  }
+  if (family.refusals >= kMaxGenericAttempts) return std::nullopt;
+  // The single shape to pair with: the oldest among those with the fewest
+  // refused pairs (one whose size coincides with another is refused again).
+  std::optional<size_t> best;
+  std::optional<BatchMatch> best_match;
+  for (size_t i = 0; i < family.singles.size(); ++i) {
+    if (best && family.singles[i].refusals >= family.singles[*best].refusals) continue;
+    std::optional<BatchMatch> match = MatchBatchSizes(family.singles[i].split, split);
+    if (!match) continue;
+    best = i;
+    best_match = std::move(match);
+  }
+  if (!best) return std::nullopt;
+  SingleShape single = family.singles[*best];
+  std::optional<NativeCode> code =
+      CompileGeneric(family, single, text, split, *best_match, options, emit_ms);
+  if (code) family.singles.erase(family.singles.begin() + static_cast<std::ptrdiff_t>(*best));
+  return code;
+}
+
 }  // namespace
 
 NativeCode CompileEmitted(const std::string& emitted_text, const std::string& name,
@@ -244,6 +379,10 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   };
   const std::string cache_dir = GetCacheDir();
   options.keepObject = !cache_dir.empty();
+  if (BatchGenericEnabled()) {
+    std::optional<NativeCode> generic = BatchGenericCode(text, options, emit_ms);
+    if (generic) return *generic;
+  }
   std::string key = cache_dir.empty() ? "" : CacheKey(text, options);
   CompileResult& result = code.result;
   if (!cache_dir.empty()) {
@@ -274,15 +413,9 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
       if (!warning.empty()) WarnCacheProblem(warning);
     }
   }
-  std::vector<runtime::ArgSpec> inputs, outputs;
-  for (const ValueDesc& d : result.function->inputs)
-    inputs.push_back({ToRuntimeKind(d.kind), d.shape});
-  for (const ValueDesc& d : result.function->outputs)
-    outputs.push_back({ToRuntimeKind(d.kind), d.shape, d.overwritableInputs});
-  code.executable = std::make_shared<runtime::Executable>(
-      result.function->entry, std::move(inputs), std::move(outputs), result.function,
-      result.function->checkMessages);
+  code.executable = MakeExecutable(result.function);
   LiveCode().Add(live_key, code);
+  RememberSingleShape(text);
   return code;
 }
 
@@ -340,6 +473,9 @@ void CompileComputation(MlirComputation& comp) {
   if (comp.trace_summary) {
     ExplainToUser(comp, code.deferred ? " [not compiled yet: a new shape of a graph compiled in "
                                         "enough shapes, run by the fallback until it recurs]"
+                        : code.batch_generic && code.reused
+                            ? " [runs the code compiled for every batch size]"
+                        : code.batch_generic ? " [compiled for every batch size]"
                         : code.reused    ? " [shares the code of an identical graph]"
                         : code.from_disk ? " [loaded from the compile cache]"
                                          : "");

@@ -28,6 +28,8 @@ struct NativeCode {
   // Not compiled: a new shape of a graph compiled in enough shapes already
   // (shape_variants.h); only when allow_defer.
   bool deferred = false;
+  // Code for every batch size (batch_families.h), compiled or run anew.
+  bool batch_generic = false;
 };
 NativeCode CompileEmitted(const std::string& module_text, const std::string& name,
                           double emit_ms, bool allow_defer = false);

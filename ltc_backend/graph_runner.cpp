@@ -116,9 +116,13 @@ PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> a
       if (t.scalar_type() != shape.scalar_type()) t = t.to(shape.scalar_type());
       if (!t.is_contiguous()) t = t.contiguous();
     }
-    TORCH_CHECK(t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i, " of ",
-                comp.name, " has shape ", t.sizes(), ", compiled for ", c10::IntArrayRef(spec.shape));
-    run.inputs.push_back(runtime::Arg::tensor(t.data_ptr()));
+    // Generic code (batch_families.h) takes its sizes per call; it checks
+    // them against its static ones.
+    const bool sized = exe.hasDynamicSizes();
+    TORCH_CHECK(sized || t.sizes() == c10::IntArrayRef(spec.shape), "ltc_mlir: argument ", i,
+                " of ", comp.name, " has shape ", t.sizes(), ", compiled for ",
+                c10::IntArrayRef(spec.shape));
+    run.inputs.push_back(runtime::Arg::tensor(t.data_ptr(), sized ? t.sizes().data() : nullptr));
     input_tensors[i] = std::move(t);
   }
   if (comp.rng_seed_input) run.inputs.push_back(runtime::Arg::integer(NextRandomSeed()));
@@ -133,7 +137,9 @@ PreparedRun PrepareNative(MlirComputation& comp, c10::ArrayRef<BackendDataPtr> a
     else
       out_tensors.push_back(steady ? comp.output_pool.Acquire(r, s)
                                    : at::empty(s.sizes(), at::TensorOptions().dtype(s.scalar_type())));
-    run.outputs.push_back(runtime::Arg::tensor(out_tensors.back().data_ptr()));
+    run.outputs.push_back(runtime::Arg::tensor(
+        out_tensors.back().data_ptr(),
+        exe.hasDynamicSizes() ? out_tensors.back().sizes().data() : nullptr));
   }
   // LTC buffers are never written after they are produced, so a graph
   // output that repeats a result or passes an input through shares it,

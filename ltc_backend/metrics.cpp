@@ -63,6 +63,19 @@ void Metrics::RecordCodeReuse() {
   state.code_reuse_hits++;
 }
 
+void Metrics::RecordBatchGeneric(const std::string& outcome, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu);
+  if (outcome == "compile") {
+    state.batch_generic_compiles++;
+  } else if (outcome == "hit") {
+    state.batch_generic_hits++;
+  } else {
+    state.batch_generic_refusals++;
+    if (state.batch_generic_refusal_reasons.size() < 32)
+      state.batch_generic_refusal_reasons.push_back(reason);
+  }
+}
+
 void Metrics::RecordMetaShapeLookup(bool hit) {
   std::lock_guard<std::mutex> lock(mu);
   (hit ? state.meta_shape_cache_hits : state.meta_shape_probes)++;
@@ -187,6 +200,10 @@ std::string Metrics::Report() {
      << " from disk (" << m.disk_cache_misses << " disk misses), " << m.code_reuse_hits
      << " graphs sharing the code of an identical one\n"
      << "  fallback graphs          : " << m.fallback_graph_count << "\n";
+  if (m.batch_generic_compiles + m.batch_generic_refusals > 0)
+    os << "  every-batch-size graphs  : " << m.batch_generic_compiles << " compiled, "
+       << m.batch_generic_hits << " new batch sizes run without compiling, "
+       << m.batch_generic_refusals << " pairs of sizes that could not share code\n";
   if (m.deferred_graphs > 0)
     os << "  new shapes not compiled  : " << m.deferred_graphs << " graphs ("
        << m.deferred_execute_count << " runs through the fallback until their shape recurs)\n";

@@ -32,6 +32,14 @@ struct MetricsSnapshot {
   // Graphs new to LTC whose module text equals that of a live compiled
   // graph (e.g. a step with its inputs in another order): code shared.
   int64_t code_reuse_hits = 0;
+  // One compile for every batch size (batch_families.h): generic graphs
+  // compiled (or loaded from disk), graphs of a new batch size that run one
+  // without compiling, and pairs of sizes whose lowerings could not be
+  // merged (the new size compiled on its own), with the reasons.
+  int64_t batch_generic_compiles = 0;
+  int64_t batch_generic_hits = 0;
+  int64_t batch_generic_refusals = 0;
+  std::vector<std::string> batch_generic_refusal_reasons;
   // Output shapes of AtenOpNode ops (lazy_kernels/meta_shape_cache.h):
   // probes run on meta tensors, and lookups answered from the cache.
   int64_t meta_shape_probes = 0;
@@ -74,6 +82,7 @@ class Metrics {
   static void RecordCompile(const std::string& graph_name, double ms);
   static void RecordDiskCache(bool hit);
   static void RecordCodeReuse();
+  static void RecordBatchGeneric(const std::string& outcome, const std::string& reason = "");
   static void RecordMetaShapeLookup(bool hit);
   static void RecordDeferredGraph();
   static void RecordDeferredExecution(double ms);

@@ -6,6 +6,7 @@
 #include <torch/csrc/Exceptions.h>
 
 #include "ltc_backend/backend_impl.h"
+#include "ltc_backend/batch_families.h"
 #include "ltc_backend/config.h"
 #include "ltc_backend/execution_errors.h"
 #include "ltc_backend/lazy_kernels/aten_op_node.h"
@@ -47,6 +48,10 @@ PYBIND11_MODULE(_C, m) {
     d["disk_cache_hits"] = s.disk_cache_hits;
     d["disk_cache_misses"] = s.disk_cache_misses;
     d["code_reuse_hits"] = s.code_reuse_hits;
+    d["batch_generic_compiles"] = s.batch_generic_compiles;
+    d["batch_generic_hits"] = s.batch_generic_hits;
+    d["batch_generic_refusals"] = s.batch_generic_refusals;
+    d["batch_generic_refusal_reasons"] = s.batch_generic_refusal_reasons;
     d["meta_shape_probes"] = s.meta_shape_probes;
     d["meta_shape_cache_hits"] = s.meta_shape_cache_hits;
     d["deferred_graphs"] = s.deferred_graphs;
@@ -114,6 +119,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_shape_variant_limit", &SetShapeVariantLimit);
   m.def("_get_shape_variant_limit", &GetShapeVariantLimit);
   m.def("_reset_shape_variants", &ResetShapeVariants);
+  m.def("_set_batch_generic", &SetBatchGenericEnabled);
+  m.def("_batch_generic_enabled", &BatchGenericEnabled);
+  m.def("_reset_batch_families", &ResetBatchFamilies);
   m.def("_debug_enabled", &DebugEnabled);
   m.def("_set_cache_dir", &SetCacheDir);
   m.def("_get_cache_dir", &GetCacheDir);

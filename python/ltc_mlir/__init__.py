@@ -200,6 +200,12 @@ def metrics():
     code_reuse_hits (graphs new to LTC whose module text equals a live
     compiled graph's, e.g. a step whose inputs came in another order: they
     share its code without compiling),
+    batch_generic_compiles / batch_generic_hits / batch_generic_refusals /
+    batch_generic_refusal_reasons (one compile for every batch size: a graph
+    seen at a second batch size compiles into code taking that size per
+    call; later batch sizes run it without compiling (hits); a graph whose
+    two shapes cannot share code compiles per shape, with the reason;
+    LTC_MLIR_BATCH_GENERIC=0 turns this off),
     meta_shape_probes / meta_shape_cache_hits (output shapes of ops kept in
     the graph by shape probing, e.g. ReLU6's hardtanh: probes run on meta
     tensors, and lookups of an already probed op and argument signature),
@@ -308,6 +314,18 @@ def set_shape_variant_limit(limit):
     if int(limit) < 0:
         raise ValueError(f"set_shape_variant_limit: the limit must be >= 0, got {limit}")
     _C._set_shape_variant_limit(int(limit))
+
+
+def set_batch_generic(enabled):
+    """One compile for every batch size (default LTC_MLIR_BATCH_GENERIC,
+    else on). A graph that compiled at one batch size and comes back at
+    another (same ops, sizes and constants that scale with the batch) is
+    compiled once more into code that takes the batch size per call; every
+    later batch size of that graph runs it without compiling. Graphs whose
+    two shapes cannot share code (a size that is not a multiple of the
+    batch, a lowering that depends on it) compile per shape as before.
+    metrics()["batch_generic_*"] count what happened."""
+    _C._set_batch_generic(bool(enabled))
 
 
 def get_shape_variant_limit():

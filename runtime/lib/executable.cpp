@@ -28,19 +28,36 @@ const char *kindName(ArgKind k) {
 
 // Layout of MLIR's StridedMemRefType<T, rank>: two pointers, the offset, then
 // `rank` sizes and `rank` strides, all 64-bit. Built for contiguous buffers.
-void buildDescriptor(const ArgSpec &spec, void *data,
+void buildDescriptor(const ArgSpec &spec, const Arg &arg,
                      std::vector<int64_t> &storage, size_t at) {
   size_t rank = spec.shape.size();
-  auto ptr = reinterpret_cast<int64_t>(data);
+  auto ptr = reinterpret_cast<int64_t>(arg.data);
   storage[at + 0] = ptr; // allocated
   storage[at + 1] = ptr; // aligned
   storage[at + 2] = 0;   // offset
   int64_t stride = 1;
   for (size_t i = rank; i-- > 0;) {
-    storage[at + 3 + i] = spec.shape[i];
+    int64_t size = arg.sizes ? arg.sizes[i] : spec.shape[i];
+    storage[at + 3 + i] = size;
     storage[at + 3 + rank + i] = stride;
-    stride *= spec.shape[i];
+    stride *= size;
   }
+}
+
+bool isDynamic(const ArgSpec &spec) {
+  for (int64_t s : spec.shape)
+    if (s == kDynamicSize)
+      return true;
+  return false;
+}
+
+std::string shapeText(const int64_t *sizes, size_t rank) {
+  std::string text = "[";
+  for (size_t d = 0; d < rank; ++d)
+    text += (d ? ", " : "") +
+            (sizes[d] == kDynamicSize ? std::string("?")
+                                      : std::to_string(sizes[d]));
+  return text + "]";
 }
 
 void checkArgs(const std::vector<ArgSpec> &specs, const std::vector<Arg> &args,
@@ -55,10 +72,27 @@ void checkArgs(const std::vector<ArgSpec> &specs, const std::vector<Arg> &args,
           std::string("ltc_mlir runtime: ") + what + " #" + std::to_string(i) +
           " must be a " + kindName(specs[i].kind) + ", got a " +
           kindName(args[i].kind));
-    if (args[i].kind == ArgKind::Tensor && !args[i].data) {
+    if (args[i].kind != ArgKind::Tensor)
+      continue;
+    const std::vector<int64_t> &shape = specs[i].shape;
+    if (isDynamic(specs[i]) && !args[i].sizes)
+      throw std::invalid_argument(
+          std::string("ltc_mlir runtime: ") + what + " #" + std::to_string(i) +
+          " has dynamic sizes " + shapeText(shape.data(), shape.size()) +
+          " and needs the buffer's sizes");
+    if (args[i].sizes)
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (args[i].sizes[d] < 0 ||
+            (shape[d] != kDynamicSize && shape[d] != args[i].sizes[d]))
+          throw std::invalid_argument(
+              std::string("ltc_mlir runtime: ") + what + " #" +
+              std::to_string(i) + " has shape " +
+              shapeText(args[i].sizes, shape.size()) + ", the code takes " +
+              shapeText(shape.data(), shape.size()));
+    if (!args[i].data) {
       int64_t n = 1;
-      for (int64_t s : specs[i].shape)
-        n *= s;
+      for (size_t d = 0; d < shape.size(); ++d)
+        n *= args[i].sizes ? args[i].sizes[d] : shape[d];
       if (n != 0)
         throw std::invalid_argument(std::string("ltc_mlir runtime: ") + what +
                                     " #" + std::to_string(i) +
@@ -77,6 +111,9 @@ Executable::Executable(PackedEntry entry, std::vector<ArgSpec> inputs,
       owner_(std::move(owner)), checkMessages_(std::move(checkMessages)) {
   if (!entry_)
     throw std::invalid_argument("ltc_mlir runtime: null entry point");
+  for (const std::vector<ArgSpec> *specs : {&inputs_, &outputs_})
+    for (const ArgSpec &spec : *specs)
+      dynamic_ = dynamic_ || isDynamic(spec);
 }
 
 void Executable::run(const std::vector<Arg> &inputs,
@@ -104,7 +141,7 @@ void Executable::run(const std::vector<Arg> &inputs,
     for (size_t i = 0; i < specs.size(); ++i, ++slot) {
       const ArgSpec &s = specs[i];
       if (s.kind == ArgKind::Tensor) {
-        buildDescriptor(s, args[i].data, storage, at);
+        buildDescriptor(s, args[i], storage, at);
         descPtrs[slot] = &storage[at];
         packed[slot] = &descPtrs[slot]; // C interface takes descriptor*
         at += 3 + 2 * s.shape.size();

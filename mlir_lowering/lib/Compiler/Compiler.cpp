@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ltc_mlir/Compiler/Compiler.h"
+#include "GeneralizeShapes.h"
 #include "JitSupport.h"
 
 #include <cstdlib>
@@ -223,6 +224,7 @@ private:
     return false;
   }
   bool parse();
+  bool generalize(CompiledFunction &function);
   bool extractSignature(CompiledFunction &function);
   bool runPipeline(StringRef name,
                    llvm::function_ref<LogicalResult(OpPassManager &)> build);
@@ -303,6 +305,40 @@ bool Compilation::parse() {
 
   if (failed(verify(*module)))
     return fail("the torch-dialect module does not verify");
+  return true;
+}
+
+bool Compilation::generalize(CompiledFunction &function) {
+  ParserConfig config(&context, /*verifyAfterParse=*/true);
+  OwningOpRef<ModuleOp> other = parseSourceString<ModuleOp>(
+      options.otherBatchText, config, "other_batch_module");
+  if (!other)
+    return fail("failed to parse the module at the other batch size");
+  PassManager pm(&context);
+  if (failed(buildTorchToLinalgPipeline(pm, options.externalGemm)) ||
+      failed(pm.run(*other)))
+    return fail("the module at the other batch size does not lower");
+  auto generic = module->lookupSymbol<func::FuncOp>("forward");
+  auto second = other->lookupSymbol<func::FuncOp>("forward");
+  std::string why;
+  if (!generic || !second ||
+      failed(generalizeBatchSize(generic, second, options.batchSize,
+                                 options.otherBatchSize, why))) {
+    result.error = "no code for every batch size: " + why;
+    result.generalizeRefused = true;
+    return false;
+  }
+  // Sizes given per call are -1 in the signature.
+  FunctionType type = generic.getFunctionType();
+  auto markDynamic = [](std::vector<ValueDesc> &descs, TypeRange types) {
+    for (auto [desc, t] : llvm::zip(descs, types))
+      if (auto tensor = llvm::dyn_cast<RankedTensorType>(t))
+        for (int64_t d = 0; d < tensor.getRank(); ++d)
+          if (tensor.isDynamicDim(d))
+            desc.shape[d] = -1;
+  };
+  markDynamic(function.inputs, type.getInputs());
+  markDynamic(function.outputs, type.getResults());
   return true;
 }
 
@@ -398,6 +434,8 @@ bool Compilation::run() {
   if (!runPipeline("ltc-torch-to-linalg", [&](OpPassManager &pm) {
         return buildTorchToLinalgPipeline(pm, options.externalGemm);
       }))
+    return false;
+  if (!options.otherBatchText.empty() && !generalize(*function))
     return false;
   if (!options.dumpDir.empty())
     dump("linalg", printToString(*module));

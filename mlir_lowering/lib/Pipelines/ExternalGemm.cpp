@@ -24,6 +24,7 @@
 #include "ltc_mlir/Pipelines/Pipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
@@ -74,8 +75,12 @@ FailureOr<linalg::ContractionDimensions> gemmDims(linalg::LinalgOp op) {
 
 bool isF32Shaped(Type type) {
   auto shaped = llvm::dyn_cast<ShapedType>(type);
-  return shaped && shaped.hasStaticShape() && shaped.getElementType().isF32();
+  return shaped && shaped.hasRank() && shaped.getElementType().isF32();
 }
+
+/// A dynamic size (code for every batch size) is taken to be at least this
+/// when choosing the call: batches are rarely thinner.
+constexpr int64_t kAssumedDynamicSize = 32;
 
 } // namespace
 
@@ -87,6 +92,9 @@ bool ltc_mlir::isExternalGemmCandidate(linalg::LinalgOp op) {
   if (failed(dims))
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  for (int64_t &r : ranges)
+    if (ShapedType::isDynamic(r))
+      r = kAssumedDynamicSize;
   int64_t m = ranges[dims->m[0]], n = ranges[dims->n[0]],
           k = ranges[dims->k[0]];
   return m >= kMinDim && n >= kMinDim && k >= kMinDim && m * n * k >= kMinMacs;
@@ -221,17 +229,27 @@ struct LowerExternalGemmsPass
       return failure();
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
     unsigned mDim = dims->m[0], nDim = dims->n[0], kDim = dims->k[0];
-    int64_t m = ranges[mDim], n = ranges[nDim], k = ranges[kDim];
+    // Dynamic sizes (code for every batch size) are read at run time; the
+    // blocks along them have a fixed size and their count is computed.
+    const bool dynamicM = ShapedType::isDynamic(ranges[mDim]);
+    const bool dynamicN = ShapedType::isDynamic(ranges[nDim]);
+    const bool anyDynamic = llvm::any_of(ranges, ShapedType::isDynamic);
+    SmallVector<int64_t> planned(ranges);
+    for (int64_t &r : planned)
+      if (ShapedType::isDynamic(r))
+        r = kAssumedDynamicSize;
+    int64_t m = planned[mDim], n = planned[nDim], k = planned[kDim];
     int64_t batchCount = 1;
     for (unsigned d : dims->batch)
-      batchCount *= ranges[d];
+      batchCount *= planned[d];
     int64_t accumulate =
         llvm::cast<IntegerAttr>(op->getAttr(ltc_mlir::kExternalGemmAttr))
             .getInt();
 
     // Output blocks: panels of N first (a K x bn panel of B is packed once
     // per block), then rows of M, up to kTargetBlocks with the batch.
-    bool spread = parallel && batchCount * m * n * k >= kMinParallelMacs;
+    bool spread =
+        parallel && (anyDynamic || batchCount * m * n * k >= kMinParallelMacs);
     int64_t want = spread ? (kTargetBlocks + batchCount - 1) / batchCount : 1;
     int64_t nBlocks = std::min(want, std::max<int64_t>(1, n / kMinPanelN));
     int64_t mBlocks = std::min((want + nBlocks - 1) / nBlocks,
@@ -244,12 +262,23 @@ struct LowerExternalGemmsPass
       else if (m >= 64)
         mBlocks = 2;
     }
-    int64_t bn = blockSize(n, nBlocks, 16), bm = blockSize(m, mBlocks, 8);
+    int64_t bn = dynamicN ? kMinPanelN : blockSize(n, nBlocks, 16);
+    int64_t bm = dynamicM ? kMinPanelM : blockSize(m, mBlocks, 8);
     nBlocks = (n + bn - 1) / bn;
     mBlocks = (m + bm - 1) / bm;
 
     OpBuilder b(op);
     Location loc = op.getLoc();
+    // The loop ranges as values (constants where static).
+    SmallVector<Value> size;
+    for (Range r : op.createLoopRanges(b, loc))
+      size.push_back(getValueOrCreateConstantIndexOp(b, loc, r.size));
+    auto blocksOf = [&](unsigned dim, int64_t block, int64_t count) -> Value {
+      if (!ShapedType::isDynamic(ranges[dim]))
+        return arith::ConstantIndexOp::create(b, loc, count);
+      return arith::CeilDivUIOp::create(
+          b, loc, size[dim], arith::ConstantIndexOp::create(b, loc, block));
+    };
     OperandView a = viewOf(b, loc, op, *op.getDpsInputOperand(0));
     OperandView bv = viewOf(b, loc, op, *op.getDpsInputOperand(1));
     OperandView c = viewOf(b, loc, op, *op.getDpsInitOperand(0));
@@ -261,11 +290,11 @@ struct LowerExternalGemmsPass
     SmallVector<Value> lbs, ubs, steps;
     for (unsigned d : dims->batch) {
       lbs.push_back(cst(0));
-      ubs.push_back(cst(ranges[d]));
+      ubs.push_back(size[d]);
       steps.push_back(cst(1));
     }
     lbs.append({cst(0), cst(0)});
-    ubs.append({cst(mBlocks), cst(nBlocks)});
+    ubs.append({blocksOf(mDim, bm, mBlocks), blocksOf(nDim, bn, nBlocks)});
     steps.append({cst(1), cst(1)});
 
     auto body = [&](OpBuilder &ib, Location l, ValueRange ivs) {
@@ -289,12 +318,12 @@ struct LowerExternalGemmsPass
         return add(v.address, mul(index, icst(4)));
       };
       Value mSize = arith::MinSIOp::create(
-          ib, l, icst(bm), arith::SubIOp::create(ib, l, icst(m), m0));
+          ib, l, icst(bm), arith::SubIOp::create(ib, l, size[mDim], m0));
       Value nSize = arith::MinSIOp::create(
-          ib, l, icst(bn), arith::SubIOp::create(ib, l, icst(n), n0));
+          ib, l, icst(bn), arith::SubIOp::create(ib, l, size[nDim], n0));
       SmallVector<Value> args = {mSize,
                                  nSize,
-                                 icst(k),
+                                 size[kDim],
                                  address(a),
                                  a.strideOfDim[mDim],
                                  a.strideOfDim[kDim],

@@ -260,6 +260,7 @@ void ltc_mlir::registerPipelines() {
   registerPass(createLowerExternalGemmsPass);
   registerPass(createExpandStridedCopiesPass);
   registerPass(createApproximateVectorMathPass);
+  registerPass(createTestGeneralizeBatchPass);
 
   PassPipelineRegistration<>(
       "ltc-torch-to-linalg", "torch dialect -> fused linalg-on-tensors",

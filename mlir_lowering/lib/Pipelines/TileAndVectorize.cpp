@@ -152,6 +152,8 @@ struct TileAndVectorizePass
   TilePlan planGeneric(linalg::LinalgOp op, ArrayRef<int64_t> ranges) const;
   LogicalResult fuseEpilogue(RewriterBase &rewriter, linalg::LinalgOp root,
                              const struct EpilogueFusion &fusion) const;
+  FailureOr<Operation *> peelDynamicDims(RewriterBase &rewriter,
+                                         linalg::LinalgOp op);
 };
 
 struct EpilogueFusion {
@@ -513,6 +515,34 @@ static bool hasNegativeCoefficient(AffineMap map) {
   return negative;
 }
 
+/// Tiles the dynamic dims of `op` by 1: its parallel ones as one
+/// scf.forall (when parallel), then its reduction ones as scf.for. Returns
+/// the op inside, whose dynamic dims are now 1.
+FailureOr<Operation *>
+TileAndVectorizePass::peelDynamicDims(RewriterBase &rewriter,
+                                      linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+  SmallVector<int64_t> outer(ranges.size(), 0), inner(ranges.size(), 0);
+  for (auto [d, range] : llvm::enumerate(ranges)) {
+    if (!ShapedType::isDynamic(range))
+      continue;
+    if (iterators[d] == utils::IteratorType::parallel)
+      outer[d] = 1;
+    else
+      inner[d] = 1;
+  }
+  Operation *current = op;
+  for (auto [sizes, forall] :
+       {std::make_pair(outer, bool(parallel)), std::make_pair(inner, false)}) {
+    FailureOr<Operation *> tiled = tile(rewriter, current, sizes, forall);
+    if (failed(tiled))
+      return failure();
+    current = *tiled;
+  }
+  return current;
+}
+
 void TileAndVectorizePass::runOnOperation() {
   func::FuncOp func = getOperation();
   MLIRContext *ctx = &getContext();
@@ -566,9 +596,7 @@ void TileAndVectorizePass::runOnOperation() {
       continue;
     }
     SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-    if (llvm::any_of(ranges, [](int64_t r) {
-          return ShapedType::isDynamic(r) || r == 0;
-        }))
+    if (llvm::is_contained(ranges, 0))
       continue;
     // Tiling computes each operand's slice from its indexing map at the
     // tile's bounds, which assumes maps that grow with every loop; a map
@@ -577,6 +605,20 @@ void TileAndVectorizePass::runOnOperation() {
     // and failed verification. Such ops stay whole (serial loops).
     if (llvm::any_of(op.getIndexingMapsArray(), hasNegativeCoefficient))
       continue;
+    // Dynamic sizes (code for every batch size): loops of unit tiles over
+    // the dynamic dims leave a static op inside, planned as any other but
+    // without parallel tiles of its own.
+    bool peeled = false;
+    if (llvm::any_of(ranges, ShapedType::isDynamic)) {
+      FailureOr<Operation *> inner = peelDynamicDims(rewriter, op);
+      if (failed(inner))
+        continue;
+      op = llvm::cast<linalg::LinalgOp>(*inner);
+      ranges = op.getStaticLoopRanges();
+      if (llvm::any_of(ranges, ShapedType::isDynamic))
+        continue;
+      peeled = true;
+    }
     if (ranges.empty()) {
       // 0-d ops: nothing to tile, vectorize as is.
       if (vectorizeOps)
@@ -591,6 +633,8 @@ void TileAndVectorizePass::runOnOperation() {
 
     std::optional<TilePlan> contraction = planContraction(op, ranges);
     TilePlan plan = contraction ? *contraction : planGeneric(op, ranges);
+    if (peeled)
+      plan.parallel.clear();
     if (!vectorizeOps || failed(linalg::vectorizeOpPrecondition(op)))
       plan.vectorize = false;
     // Fills feeding a contraction are fused into its tiles: no separate

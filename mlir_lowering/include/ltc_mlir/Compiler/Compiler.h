@@ -30,7 +30,9 @@ struct ValueDesc {
   /// Element type spelled as in the torch dialect: "f32", "f64", "f16",
   /// "bf16", "si64", "si32", "si16", "si8", "ui8", "i1". Empty for scalars.
   std::string dtype;
-  std::vector<int64_t> shape; ///< static shape (tensors only)
+  /// Tensors only: the shape; -1 for a size given per call (generic code,
+  /// CompileOptions::otherBatchText).
+  std::vector<int64_t> shape;
   /// Results only: the inputs (by index) whose buffer the caller may pass
   /// as this result's out-param, saving the copy of an in-place update
   /// (ltc-mark-overwritable-inputs). Empty for most results.
@@ -64,6 +66,16 @@ struct CompileOptions {
   /// Keep the relocatable object code of the compiled module in
   /// CompileResult::object, for loadCompiledObject() in a later process.
   bool keepObject = false;
+  /// Generic code for every batch size: the same graph's torch-dialect
+  /// module at batch size `otherBatchSize`, the compiled one being at
+  /// `batchSize` (both >= 2). Sizes and constants that differ between the
+  /// two lowerings as multiples of the batch size become computed from it
+  /// (mlir_lowering/lib/Compiler/GeneralizeShapes.h), and those sizes are
+  /// -1 in the signature. When the two do not differ that way the compile
+  /// fails with `generalizeRefused` set (no reproducer is written).
+  std::string otherBatchText;
+  int64_t batchSize = 0;
+  int64_t otherBatchSize = 0;
   /// Large f32 contractions call the runtime GEMM (`ltc_mlir_rt_sgemm`,
   /// which symbolResolver must then provide); off: generated kernels.
   bool externalGemm = true;
@@ -124,6 +136,9 @@ struct CompileResult {
   /// the packed entry point `_mlir__mlir_ciface_forward`, or why not.
   std::string object;
   std::string objectError;
+  /// With CompileOptions::otherBatchText: the two lowerings differ in a way
+  /// generic code cannot cover (`error` says where).
+  bool generalizeRefused = false;
 };
 
 /// Parses a torch-dialect module whose single function is `@forward`, lowers

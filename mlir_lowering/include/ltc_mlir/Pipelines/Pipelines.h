@@ -113,6 +113,8 @@ std::unique_ptr<mlir::Pass> createExpandStridedCopiesPass();
 /// erf become MLIR's polynomial approximations (LLVM would call
 /// libm once per lane).
 std::unique_ptr<mlir::Pass> createApproximateVectorMathPass();
+/// Test pass over Compiler/GeneralizeShapes.h (ltc-test-generalize-batch).
+std::unique_ptr<mlir::Pass> createTestGeneralizeBatchPass();
 
 /// `ltc-block-k-accumulation` (func): splits the K loop of vectorized
 /// contraction tiles (vector accumulators as iter_args) into blocks of at

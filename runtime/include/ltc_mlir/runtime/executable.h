@@ -18,7 +18,12 @@ namespace runtime {
 
 enum class ArgKind { Tensor, Int, Float };
 
-/// Signature slot: kind, and for tensors the static shape the code expects.
+/// A size of a shape the code takes at run time (a generic graph serving
+/// every batch size, see mlir_lowering's GeneralizeShapes.cpp).
+constexpr int64_t kDynamicSize = -1;
+
+/// Signature slot: kind, and for tensors the shape the code expects; a
+/// kDynamicSize entry is given per call (Arg::sizes).
 struct ArgSpec {
   ArgKind kind = ArgKind::Tensor;
   std::vector<int64_t> shape;
@@ -30,14 +35,20 @@ struct ArgSpec {
 
 /// One argument at call time. For tensors `data` points to a contiguous
 /// row-major buffer of the slot's shape; the caller keeps it alive during
-/// the call. Inputs are only read; outputs are fully written.
+/// the call. Inputs are only read; outputs are fully written. `sizes`
+/// (the slot's rank of them, kept alive by the caller) is the buffer's
+/// shape: required when the slot has a dynamic size, checked against the
+/// static ones; null means the slot's static shape.
 struct Arg {
   ArgKind kind = ArgKind::Tensor;
   void *data = nullptr;
+  const int64_t *sizes = nullptr;
   int64_t intValue = 0;
   double floatValue = 0.0;
 
-  static Arg tensor(void *ptr) { Arg a; a.kind = ArgKind::Tensor; a.data = ptr; return a; }
+  static Arg tensor(void *ptr, const int64_t *sizes = nullptr) {
+    Arg a; a.kind = ArgKind::Tensor; a.data = ptr; a.sizes = sizes; return a;
+  }
   static Arg integer(int64_t v) { Arg a; a.kind = ArgKind::Int; a.intValue = v; return a; }
   static Arg floating(double v) { Arg a; a.kind = ArgKind::Float; a.floatValue = v; return a; }
 };
@@ -71,6 +82,8 @@ public:
   void run(const std::vector<Arg> &inputs, const std::vector<Arg> &outputs) const;
 
   const std::vector<ArgSpec> &inputs() const { return inputs_; }
+  /// Whether some slot has a kDynamicSize (then calls pass Arg::sizes).
+  bool hasDynamicSizes() const { return dynamic_; }
   const std::vector<ArgSpec> &outputs() const { return outputs_; }
   const std::vector<std::string> &checkMessages() const {
     return checkMessages_;
@@ -82,6 +95,7 @@ private:
   std::vector<ArgSpec> outputs_;
   std::shared_ptr<void> owner_;
   std::vector<std::string> checkMessages_;
+  bool dynamic_ = false;
 };
 
 } // namespace runtime
