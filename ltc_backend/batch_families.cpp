@@ -166,6 +166,23 @@ std::optional<int64_t> InstanceBatchSize(const NumberedText& first, const BatchM
   return batch;
 }
 
+std::string DescribeMismatch(const NumberedText& first, const BatchMatch& match,
+                             const NumberedText& text) {
+  if (first.numbers.size() != text.numbers.size() || first.words != text.words)
+    return "its module differs beyond numbers";
+  size_t next = 0;
+  for (size_t i = 0; i < text.numbers.size(); ++i) {
+    const bool scaled = next < match.scaled.size() && match.scaled[next].position == i;
+    if (scaled) ++next;
+    if (!scaled && text.numbers[i] != first.numbers[i]) {
+      std::string context = first.words[i].substr(first.words[i].size() > 60 ? first.words[i].size() - 60 : 0);
+      return "number " + std::to_string(i) + " is " + text.numbers[i] + " where the pair has " +
+             first.numbers[i] + " in both (after '..." + context + "')";
+    }
+  }
+  return "its scaled numbers are not multiples of one batch size >= 2";
+}
+
 bool BatchGenericEnabled() {
   int v = enabled_override.load();
   return v >= 0 ? v != 0 : EnabledFromEnvironment() != 0;

@@ -70,6 +70,11 @@ struct GenericShapes {
   std::shared_ptr<void> code;  // the NativeCode (graph_compiler)
 };
 
+// Why `text` is not an instance (InstanceBatchSize failed): the first
+// number that does not fit, for LTC_MLIR_DEBUG.
+std::string DescribeMismatch(const NumberedText& first, const BatchMatch& match,
+                             const NumberedText& text);
+
 // What the backend keeps per family (keyed by the text without numbers).
 struct BatchFamily {
   std::vector<SingleShape> singles;  // newest last, at most kMaxSingles

@@ -320,7 +320,14 @@ std::optional<NativeCode> BatchGenericCode(const std::string& text, const Compil
   std::lock_guard<std::mutex> lock(BatchFamiliesMutex());
   BatchFamily& family = GetBatchFamily(FamilyKey(split));
   for (const GenericShapes& generic : family.generics) {
-    if (!InstanceBatchSize(generic.first_split, generic.match, split)) continue;
+    if (!InstanceBatchSize(generic.first_split, generic.match, split)) {
+      if (DebugEnabled())
+        std::cerr << "ltc_mlir: a graph does not fit the code compiled for every batch size "
+                  << "(from sizes " << generic.match.first << " and " << generic.match.second
+                  << "): " << DescribeMismatch(generic.first_split, generic.match, split)
+                  << std::endl;
+      continue;
+    }
     NativeCode code = *std::static_pointer_cast<NativeCode>(generic.code);
     code.reused = true;
     Metrics::RecordBatchGeneric("hit");

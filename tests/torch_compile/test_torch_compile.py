@@ -160,7 +160,9 @@ def test_graph_breaks_compile_each_piece():
 
 def test_dynamic_batch_sizes_are_correct():
     """dynamic=True hands our compiler graphs with symbolic sizes: each
-    distinct size is built once (and reused when it comes back)."""
+    distinct size is built once (and reused when it comes back); the second
+    size compiles code for every batch size, which the third one runs."""
+    ltc_mlir._C._reset_batch_families()
     model = _mlp().eval()
     compiled = torch.compile(model, backend="ltc_mlir", dynamic=True)
     sizes = [3, 7, 3, 12, 7]
@@ -171,6 +173,34 @@ def test_dynamic_batch_sizes_are_correct():
     m = ltc_mlir.metrics()
     assert m["replay_graphs"] == len(set(sizes))
     assert m["replay_calls"] == len(sizes)
+    assert m["compile_count"] == 2 and m["batch_generic_compiles"] == 1, m
+    assert m["batch_generic_hits"] == 1, m
+
+
+def test_dynamic_training_compiles_forward_backward_and_step_once_for_every_size():
+    """Training with dynamic=True over 8 batch sizes: the forward and
+    backward graphs compile at the first two sizes (the second time as code
+    for every batch size) and run that code at the six others; the
+    optimizer step has no batch dim. Losses and parameters match eager."""
+    ltc_mlir._C._reset_batch_families()
+    sizes = [9, 4, 17, 6, 33, 5, 12, 21]
+    g = torch.Generator().manual_seed(3)
+    batches = [(torch.randn(b, 20, generator=g), torch.randint(0, 5, (b,), generator=g))
+               for b in sizes]
+    eager_model, compiled_model = _mlp(), _mlp()
+    opts = [torch.optim.SGD(m.parameters(), lr=0.1) for m in (eager_model, compiled_model)]
+    forward = torch.compile(compiled_model, backend="ltc_mlir", dynamic=True)
+    for x, y in batches:
+        for model, opt in ((eager_model, opts[0]), (forward, opts[1])):
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+    for e, c in zip(eager_model.parameters(), compiled_model.parameters()):
+        torch.testing.assert_close(c, e, **TOL)
+    m = ltc_mlir.metrics()
+    assert m["batch_generic_compiles"] == 2 and m["batch_generic_refusals"] == 0, m
+    assert m["batch_generic_hits"] == 2 * (len(sizes) - 2), m
+    assert m["replay_eager_graphs"] == 0 and m["fallback_graph_count"] == 0, m
 
 
 def test_same_graph_as_mark_step_shares_its_executable():

@@ -224,6 +224,7 @@ private:
     return false;
   }
   bool parse();
+  bool parseOther();
   bool generalize(CompiledFunction &function);
   bool extractSignature(CompiledFunction &function);
   bool runPipeline(StringRef name,
@@ -246,6 +247,7 @@ private:
   MLIRContext context;
   DiagnosticCollector diagnostics;
   OwningOpRef<ModuleOp> module;
+  OwningOpRef<ModuleOp> other; ///< at the other batch size (otherBatchText)
 };
 
 void Compilation::dump(StringRef stage, StringRef contents) {
@@ -308,16 +310,24 @@ bool Compilation::parse() {
   return true;
 }
 
-bool Compilation::generalize(CompiledFunction &function) {
+bool Compilation::parseOther() {
   ParserConfig config(&context, /*verifyAfterParse=*/true);
-  OwningOpRef<ModuleOp> other = parseSourceString<ModuleOp>(
-      options.otherBatchText, config, "other_batch_module");
+  other = parseSourceString<ModuleOp>(options.otherBatchText, config,
+                                      "other_batch_module");
   if (!other)
     return fail("failed to parse the module at the other batch size");
+  annotateBatchSizes(*module, *other);
+  return true;
+}
+
+bool Compilation::generalize(CompiledFunction &function) {
+  (*other)->setAttr(kGenericBatchSizeAttrName,
+                    Builder(&context).getI64IntegerAttr(options.otherBatchSize));
   PassManager pm(&context);
   if (failed(buildTorchToLinalgPipeline(pm, options.externalGemm)) ||
       failed(pm.run(*other)))
     return fail("the module at the other batch size does not lower");
+  (*module)->removeAttr(kGenericBatchSizeAttrName);
   auto generic = module->lookupSymbol<func::FuncOp>("forward");
   auto second = other->lookupSymbol<func::FuncOp>("forward");
   std::string why;
@@ -431,6 +441,11 @@ bool Compilation::run() {
   markStage("parse");
 
   // externalGemm covers every oneDNN kernel: GEMM blocks and convolutions.
+  if (!options.otherBatchText.empty() && !parseOther())
+    return false;
+  if (!options.otherBatchText.empty())
+    (*module)->setAttr(kGenericBatchSizeAttrName,
+                       Builder(&context).getI64IntegerAttr(options.batchSize));
   if (!runPipeline("ltc-torch-to-linalg", [&](OpPassManager &pm) {
         return buildTorchToLinalgPipeline(pm, options.externalGemm);
       }))
@@ -560,6 +575,34 @@ std::string canonicalTorchModule(const std::string &torchDialectText) {
     pm.addPass(createCSEPass());
     if (failed(pm.run(*module)))
       return;
+    // CSE merged equal constants and lists; whether a batch size meets an
+    // equal number (batch 6 and the dtype code 6) would then change the
+    // text's structure, which graphs at two batch sizes must share
+    // (ltc_backend/batch_families.h). One clone per use instead.
+    // Each user gets its own, right before it, in operand order: lists
+    // first, then the constants (of the lists too).
+    for (StringRef kind : {"torch.prim.ListConstruct", "torch.constant."}) {
+      auto isKind = [&](Operation *def) {
+        return def && def->getNumResults() == 1 && def->getNumRegions() == 0 &&
+               def->getName().getStringRef().starts_with(kind);
+      };
+      SmallVector<Operation *> users, originals;
+      module->walk([&](Operation *op) { users.push_back(op); });
+      llvm::SmallPtrSet<Operation *, 32> seen;
+      for (Operation *user : users)
+        for (OpOperand &operand : user->getOpOperands()) {
+          Operation *def = operand.get().getDefiningOp();
+          if (!isKind(def))
+            continue;
+          OpBuilder b(user);
+          operand.set(b.clone(*def)->getResult(0));
+          if (seen.insert(def).second)
+            originals.push_back(def);
+        }
+      for (Operation *op : originals)
+        if (op->use_empty())
+          op->erase();
+    }
     llvm::raw_string_ostream os(canonical);
     module->print(os, OpPrintingFlags().printGenericOpForm());
   });

@@ -15,13 +15,19 @@
 
 #include "GeneralizeShapes.h"
 
+#include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
+#include "ltc_mlir/Dialect/Torch/IR/TorchTypes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Verifier.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <cmath>
 #include <optional>
@@ -44,6 +50,54 @@ struct IntChange {
   arith::ConstantOp op;
   int64_t k; // value = k * B
 };
+
+/// Replaces `op` (one result) by a clone right before each of its users.
+void cloneForEachUse(Operation *op) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : op->getResult(0).getUses())
+    uses.push_back(&use);
+  for (OpOperand *use : uses) {
+    OpBuilder b(use->getOwner());
+    use->set(b.clone(*op)->getResult(0));
+  }
+  op->erase();
+}
+
+/// The lowering merges equal constants and equal-typed empty tensors
+/// (canonicalize, CSE): whether a batch-sized one meets an equal one
+/// depends on the batch size (batch 10 next to 10 input features). With a
+/// clone per use in both functions, such coincidences no longer change the
+/// structure. (The LLVM pipeline merges them again.)
+void unmergeLeaves(func::FuncOp func) {
+  SmallVector<Operation *> leaves;
+  func.walk([&](Operation *op) {
+    bool leaf = isa<arith::ConstantOp, tensor::EmptyOp>(op) &&
+                op->getNumOperands() == 0;
+    if (auto fill = dyn_cast<linalg::FillOp>(op))
+      leaf = fill.hasPureTensorSemantics() &&
+             llvm::all_of(op->getOperands(), [](Value v) {
+               Operation *def = v.getDefiningOp();
+               return def && isa<arith::ConstantOp, tensor::EmptyOp>(def);
+             });
+    if (leaf && op->getNumResults() == 1 && !op->getResult(0).hasOneUse())
+      leaves.push_back(op);
+  });
+  // Fills first: their clones then share the leaves they read, which are
+  // cloned next.
+  for (Operation *op : llvm::reverse(leaves))
+    if (isa<linalg::FillOp>(op))
+      cloneForEachUse(op);
+  for (Operation *op : leaves)
+    if (!isa<linalg::FillOp>(op))
+      cloneForEachUse(op);
+}
+
+bool hasDynamicStrides(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+         llvm::all_of(strides, ShapedType::isDynamic);
+}
 
 class Generalizer {
 public:
@@ -78,6 +132,10 @@ private:
   /// Values whose type gets dynamic dims, with their generic type.
   SmallVector<std::pair<Value, Type>> retyped;
   SmallVector<IntChange> intChanges;
+  /// Slices with batch-scaled offsets, sizes or strides, and their
+  /// counterparts.
+  llvm::SetVector<Operation *> slices;
+  llvm::DenseMap<Operation *, Operation *> counterpartOp;
   SmallVector<FloatChange> floatChanges;
   Value batch;
   Block *entry = nullptr;
@@ -90,11 +148,22 @@ LogicalResult Generalizer::matchValues(Value v0, Value v1, Operation *where) {
   Type t0 = v0.getType(), t1 = v1.getType();
   if (t0 == t1)
     return success();
-  auto r0 = llvm::dyn_cast<RankedTensorType>(t0);
-  auto r1 = llvm::dyn_cast<RankedTensorType>(t1);
-  if (!r0 || !r1 || r0.getRank() != r1.getRank() ||
-      r0.getElementType() != r1.getElementType() ||
-      r0.getEncoding() != r1.getEncoding())
+  // Tensors, and memrefs (buffers handed to the runtime's kernels) whose
+  // layout does not depend on the sizes: identity, or fully dynamic strides.
+  auto r0 = llvm::dyn_cast<ShapedType>(t0);
+  auto r1 = llvm::dyn_cast<ShapedType>(t1);
+  auto m0 = llvm::dyn_cast<MemRefType>(t0), m1 = llvm::dyn_cast<MemRefType>(t1);
+  bool comparable =
+      r0 && r1 && r0.hasRank() && r1.hasRank() &&
+      r0.getRank() == r1.getRank() &&
+      r0.getElementType() == r1.getElementType() &&
+      ((llvm::isa<RankedTensorType>(t0) && llvm::isa<RankedTensorType>(t1) &&
+        llvm::cast<RankedTensorType>(t0).getEncoding() ==
+            llvm::cast<RankedTensorType>(t1).getEncoding()) ||
+       (m0 && m1 && m0.getLayout() == m1.getLayout() &&
+        (m0.getLayout().isIdentity() || hasDynamicStrides(m0)) &&
+        m0.getMemorySpace() == m1.getMemorySpace()));
+  if (!comparable)
     return refuse(where, "a value has different types in the two lowerings");
   SmallVector<int64_t> shape(r0.getShape());
   for (auto [d, a0, a1] : llvm::enumerate(r0.getShape(), r1.getShape())) {
@@ -120,6 +189,20 @@ LogicalResult Generalizer::matchAttribute(Operation *op0, NamedAttribute a0,
     return success(); // rebuilt from the arguments and the return
   if (isa<tensor::ExpandShapeOp>(op0) && name == "static_output_shape")
     return success(); // rebuilt from the result type
+  if (isa<tensor::ExtractSliceOp, tensor::InsertSliceOp>(op0) &&
+      (name == "static_offsets" || name == "static_sizes" ||
+       name == "static_strides")) {
+    auto x0 = llvm::dyn_cast<DenseI64ArrayAttr>(a0.getValue());
+    auto x1 = llvm::dyn_cast<DenseI64ArrayAttr>(a1);
+    bool scaled = x0 && x1 && x0.size() == x1.size();
+    for (int64_t i = 0; scaled && i < x0.size(); ++i)
+      scaled = x0[i] == x1[i] ||
+               (!ShapedType::isDynamic(x0[i]) && multiple(x0[i], x1[i]));
+    if (scaled) {
+      slices.insert(op0);
+      return success(); // rebuilt with the scaled entries computed
+    }
+  }
   if (auto constant = dyn_cast<arith::ConstantOp>(op0); constant &&
                                                         name == "value") {
     if (auto i0 = llvm::dyn_cast<IntegerAttr>(a0.getValue())) {
@@ -159,6 +242,7 @@ LogicalResult Generalizer::matchAttribute(Operation *op0, NamedAttribute a0,
 }
 
 LogicalResult Generalizer::matchOps(Operation *op0, Operation *op1) {
+  counterpartOp[op0] = op1;
   if (op0->getName() != op1->getName() ||
       op0->getNumOperands() != op1->getNumOperands() ||
       op0->getNumResults() != op1->getNumResults() ||
@@ -281,7 +365,7 @@ LogicalResult Generalizer::rewrite(func::FuncOp generic) {
   }
 
   // Ops whose sizes are operands when dynamic.
-  auto dynamicSizes = [&](RankedTensorType type, ArrayRef<int64_t> staticShape) {
+  auto dynamicSizes = [&](ShapedType type, ArrayRef<int64_t> staticShape) {
     SmallVector<OpFoldResult> mixed;
     for (auto [d, size] : llvm::enumerate(staticShape)) {
       if (type.isDynamicDim(d))
@@ -293,18 +377,16 @@ LogicalResult Generalizer::rewrite(func::FuncOp generic) {
   };
   SmallVector<Operation *> toRebuild;
   generic.walk([&](Operation *op) {
-    if (isa<tensor::EmptyOp, tensor::ExpandShapeOp>(op) &&
-        !llvm::cast<RankedTensorType>(op->getResult(0).getType())
-             .hasStaticShape())
+    if (isa<tensor::EmptyOp, tensor::ExpandShapeOp, memref::AllocOp>(op) &&
+        !llvm::cast<ShapedType>(op->getResult(0).getType()).hasStaticShape())
       toRebuild.push_back(op);
   });
   for (Operation *op : toRebuild) {
     OpBuilder b(op);
-    auto type = llvm::cast<RankedTensorType>(op->getResult(0).getType());
+    auto type = llvm::cast<ShapedType>(op->getResult(0).getType());
     // The static sizes of the first lowering, from its counterpart's type
     // scaled back (the counterpart keeps the second lowering's sizes).
-    auto other =
-        llvm::cast<RankedTensorType>(counterpart[op->getResult(0)].getType());
+    auto other = llvm::cast<ShapedType>(counterpart[op->getResult(0)].getType());
     SmallVector<int64_t> first(other.getShape());
     for (int64_t d = 0; d < type.getRank(); ++d)
       if (type.isDynamicDim(d))
@@ -314,11 +396,53 @@ LogicalResult Generalizer::rewrite(func::FuncOp generic) {
     if (isa<tensor::EmptyOp>(op)) {
       replacement = tensor::EmptyOp::create(b, op->getLoc(), mixed,
                                             type.getElementType());
+    } else if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      SmallVector<Value> dynamic;
+      for (OpFoldResult size : mixed)
+        if (auto v = llvm::dyn_cast<Value>(size))
+          dynamic.push_back(v);
+      replacement = memref::AllocOp::create(
+          b, op->getLoc(), llvm::cast<MemRefType>(type), dynamic,
+          alloc.getAlignmentAttr());
     } else {
       auto expand = cast<tensor::ExpandShapeOp>(op);
       replacement = tensor::ExpandShapeOp::create(
           b, op->getLoc(), type, expand.getSrc(),
           expand.getReassociationIndices(), mixed);
+    }
+    op->getResult(0).replaceAllUsesWith(replacement);
+    op->erase();
+  }
+
+  // Slices: each offset, size or stride that differs is k * B.
+  for (Operation *op : slices) {
+    auto s0 = cast<OffsetSizeAndStrideOpInterface>(op);
+    auto s1 = cast<OffsetSizeAndStrideOpInterface>(counterpartOp[op]);
+    auto scaled = [&](SmallVector<OpFoldResult> mixed, ArrayRef<int64_t> x0,
+                      ArrayRef<int64_t> x1) {
+      for (size_t i = 0; i < mixed.size(); ++i)
+        if (x0[i] != x1[i])
+          mixed[i] = sizeValue(x0[i] / b0);
+      return mixed;
+    };
+    SmallVector<OpFoldResult> offsets = scaled(
+        s0.getMixedOffsets(), s0.getStaticOffsets(), s1.getStaticOffsets());
+    SmallVector<OpFoldResult> sizes = scaled(
+        s0.getMixedSizes(), s0.getStaticSizes(), s1.getStaticSizes());
+    SmallVector<OpFoldResult> strides = scaled(
+        s0.getMixedStrides(), s0.getStaticStrides(), s1.getStaticStrides());
+    OpBuilder b(op);
+    Value replacement;
+    if (auto extract = dyn_cast<tensor::ExtractSliceOp>(op)) {
+      replacement = tensor::ExtractSliceOp::create(
+          b, op->getLoc(),
+          llvm::cast<RankedTensorType>(extract.getType()), extract.getSource(),
+          offsets, sizes, strides);
+    } else {
+      auto insert = cast<tensor::InsertSliceOp>(op);
+      replacement = tensor::InsertSliceOp::create(
+          b, op->getLoc(), insert.getSource(), insert.getDest(), offsets, sizes,
+          strides);
     }
     op->getResult(0).replaceAllUsesWith(replacement);
     op->erase();
@@ -335,6 +459,8 @@ LogicalResult Generalizer::rewrite(func::FuncOp generic) {
 LogicalResult Generalizer::run(func::FuncOp generic, func::FuncOp other) {
   if (b0 < 2 || b1 < 2 || b0 == b1)
     return refuse(nullptr, "the two batch sizes must differ and be at least 2");
+  unmergeLeaves(generic);
+  unmergeLeaves(other);
   SmallVector<Operation *> ops0, ops1;
   generic.getBody().walk<WalkOrder::PreOrder>(
       [&](Operation *op) { ops0.push_back(op); });
@@ -360,6 +486,41 @@ LogicalResult Generalizer::run(func::FuncOp generic, func::FuncOp other) {
 }
 
 } // namespace
+
+void annotateBatchSizes(ModuleOp first, ModuleOp second) {
+  SmallVector<Operation *> ops0, ops1;
+  first.walk<WalkOrder::PreOrder>([&](Operation *op) { ops0.push_back(op); });
+  second.walk<WalkOrder::PreOrder>([&](Operation *op) { ops1.push_back(op); });
+  if (ops0.size() != ops1.size())
+    return; // not one graph: generalizeBatchSize refuses later
+  Builder b(first.getContext());
+  for (auto [op0, op1] : llvm::zip(ops0, ops1)) {
+    if (op0->getName() != op1->getName() ||
+        op0->getNumOperands() != op1->getNumOperands() ||
+        op0->getNumResults() != op1->getNumResults())
+      return;
+    llvm::SetVector<int64_t> sizes0, sizes1;
+    auto compare = [&](Type t0, Type t1) {
+      auto v0 = llvm::dyn_cast<torch::ValueTensorType>(t0);
+      auto v1 = llvm::dyn_cast<torch::ValueTensorType>(t1);
+      if (!v0 || !v1 || v0.getSizes().size() != v1.getSizes().size())
+        return;
+      for (auto [s0, s1] : llvm::zip(v0.getSizes(), v1.getSizes()))
+        if (s0 != s1) {
+          sizes0.insert(s0);
+          sizes1.insert(s1);
+        }
+    };
+    for (auto [x0, x1] : llvm::zip(op0->getOperandTypes(), op1->getOperandTypes()))
+      compare(x0, x1);
+    for (auto [x0, x1] : llvm::zip(op0->getResultTypes(), op1->getResultTypes()))
+      compare(x0, x1);
+    if (sizes0.empty() || isa<func::FuncOp, ModuleOp>(op0))
+      continue;
+    op0->setAttr(kBatchSizesAttrName, b.getDenseI64ArrayAttr(sizes0.getArrayRef()));
+    op1->setAttr(kBatchSizesAttrName, b.getDenseI64ArrayAttr(sizes1.getArrayRef()));
+  }
+}
 
 LogicalResult generalizeBatchSize(func::FuncOp generic, func::FuncOp other,
                                   int64_t firstBatch, int64_t otherBatch,

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ltc_mlir/Conversion/TorchToLinalg/TorchToLinalg.h"
 #include "ltc_mlir/Conversion/TorchToLinalg/Utils.h"
 
 using namespace mlir;
@@ -375,6 +376,22 @@ SmallVector<Value> sumNest(OpBuilder &b, Location loc, const SumNest &nest,
   return sumInBlocks(b, loc, nest, accTypes, term);
 }
 
+/// B when the module is lowered for code for every batch size, else 0
+/// (kGenericBatchSizeAttrName).
+int64_t genericBatchSize(OpBuilder &b) {
+  Block *block = b.getInsertionBlock();
+  Operation *parent = block ? block->getParentOp() : nullptr;
+  if (!parent)
+    return 0;
+  auto module = llvm::dyn_cast<ModuleOp>(parent);
+  if (!module)
+    module = parent->getParentOfType<ModuleOp>();
+  auto attr =
+      module ? module->getAttrOfType<IntegerAttr>(kGenericBatchSizeAttrName)
+             : IntegerAttr();
+  return attr ? attr.getInt() : 0;
+}
+
 } // namespace
 
 SmallVector<Value> createSum(OpBuilder &b, Location loc,
@@ -382,6 +399,55 @@ SmallVector<Value> createSum(OpBuilder &b, Location loc,
                              ArrayRef<int64_t> reducedDims, ValueRange inputs,
                              ArrayRef<AffineMap> inputMaps, TypeRange accTypes,
                              SumTermFn term) {
+  // Code for every batch size: the structure must not depend on B. The
+  // reduced loops that scale with it are summed plainly, after the others.
+  if (int64_t batch = genericBatchSize(b);
+      batch > 0 && llvm::all_of(accTypes, llvm::IsaPred<FloatType>) &&
+      !llvm::is_contained(loopShape, 0)) {
+    // The op being converted says which of its sizes scale with B.
+    DenseI64ArrayAttr scaling;
+    if (b.getInsertionBlock() && b.getInsertionPoint() != b.getInsertionBlock()->end())
+      scaling = b.getInsertionPoint()->getAttrOfType<DenseI64ArrayAttr>(
+          kBatchSizesAttrName);
+    auto scales = [&](int64_t size) {
+      return scaling ? llvm::is_contained(scaling.asArrayRef(), size)
+                     : size % batch == 0;
+    };
+    SmallVector<int64_t> batchDims, otherDims;
+    for (int64_t d : reducedDims)
+      (scales(loopShape[d]) ? batchDims : otherDims).push_back(d);
+    if (!batchDims.empty()) {
+      SumNest plain;
+      if (otherDims.empty()) {
+        plain.shape = llvm::to_vector(loopShape);
+        plain.reduced.assign(loopShape.size(), false);
+        for (int64_t d : reducedDims)
+          plain.reduced[d] = true;
+        plain.inputs = llvm::to_vector(inputs);
+        plain.maps = llvm::to_vector(inputMaps);
+        for (unsigned d = 0; d < loopShape.size(); ++d)
+          plain.origins.push_back(LoopOrigin{{{d, 1}}, 0});
+        return emitSum(b, loc, plain, accTypes, term);
+      }
+      SmallVector<Value> partials = createSum(
+          b, loc, loopShape, otherDims, inputs, inputMaps, accTypes, term);
+      for (int64_t d = 0; d < int64_t(loopShape.size()); ++d) {
+        if (llvm::is_contained(otherDims, d))
+          continue;
+        plain.reduced.push_back(llvm::is_contained(batchDims, d));
+        plain.shape.push_back(loopShape[d]);
+        plain.origins.push_back(
+            LoopOrigin{{{unsigned(plain.shape.size() - 1), 1}}, 0});
+      }
+      plain.inputs = partials;
+      plain.maps.assign(partials.size(), b.getMultiDimIdentityMap(
+                                             plain.shape.size()));
+      return emitSum(b, loc, plain, accTypes,
+                     [](OpBuilder &, Location, ValueRange args, LoopIndexFn) {
+                       return SmallVector<Value>(args.begin(), args.end());
+                     });
+    }
+  }
   SumNest nest;
   nest.shape = llvm::to_vector(loopShape);
   nest.reduced.assign(loopShape.size(), false);
