@@ -100,7 +100,8 @@ def test_disabled_cache_writes_nothing(tmp_path):
 
 
 def test_size_limit_evicts_least_recently_used(tmp_path):
-    # Each entry is ~10-20 KB: a 100 KB limit keeps only some of 24 graphs.
+    # Each entry is ~10-20 KB: a 100 KB limit keeps only some of 24 graphs
+    # (one per batch size: no code for every batch size here).
     body = '''
 ltc_mlir.set_cache_max_bytes(100_000)
 for n in range(1, 25):
@@ -108,7 +109,8 @@ for n in range(1, 25):
     (x @ torch.randn(64, 300).to("lazy")).relu().sum(1).cpu()
 emit(ltc_mlir.metrics()["disk_cache_misses"])
 '''
-    assert run_isolated(body, env={"LTC_MLIR_CACHE_DIR": str(tmp_path)}) == 24
+    assert run_isolated(body, env={"LTC_MLIR_CACHE_DIR": str(tmp_path),
+                                   "LTC_MLIR_BATCH_GENERIC": "0"}) == 24
     total = sum(os.path.getsize(tmp_path / p) for p in os.listdir(tmp_path))
     assert 0 < total <= 100_000, total
     assert len(entries(tmp_path, ".manifest")) < 24

@@ -1,7 +1,9 @@
 """Cheap new shapes (ltc_backend/shape_variants.h): once a large graph has
 compiled in `limit` shapes, a new shape runs through the fallback the first
 time and compiles when it recurs. Values always equal eager's; the metrics
-say what compiled, what waited and what ran natively."""
+say what compiled, what waited and what ran natively. Code for every batch
+size (test_batch_generic.py) is off here: it would serve these shapes
+first."""
 import copy
 
 import pytest
@@ -12,6 +14,13 @@ import ltc_mlir
 
 from isolated import run_isolated
 from lazy_testing import assert_close
+
+
+@pytest.fixture(autouse=True)
+def no_batch_generic():
+    ltc_mlir.set_batch_generic(False)
+    yield
+    ltc_mlir.set_batch_generic(True)
 
 
 @pytest.fixture

@@ -330,6 +330,10 @@ bool Compilation::generalize(CompiledFunction &function) {
   (*module)->removeAttr(kGenericBatchSizeAttrName);
   auto generic = module->lookupSymbol<func::FuncOp>("forward");
   auto second = other->lookupSymbol<func::FuncOp>("forward");
+  if (!options.dumpDir.empty()) { // both lowerings, to see why a pair differs
+    dump("first.linalg", printToString(*module));
+    dump("other.linalg", printToString(*other));
+  }
   std::string why;
   if (!generic || !second ||
       failed(generalizeBatchSize(generic, second, options.batchSize,

@@ -83,3 +83,36 @@ func.func @forward_other(%x: tensor<48x4xf32>) -> tensor<47x4xf32> {
   %s = tensor.extract_slice %x[1, 0] [47, 4] [1, 1] : tensor<48x4xf32> to tensor<47x4xf32>
   return %s : tensor<47x4xf32>
 }
+
+// -----
+
+// Buffers handed to a runtime kernel (fully dynamic strides) and its output
+// allocation follow the batch size; a slice of every row takes B as its
+// size.
+// CHECK-LABEL: func.func @forward(
+// CHECK-SAME: %[[X:.*]]: tensor<?x4xf32>
+// CHECK: %[[B:.*]] = tensor.dim %[[X]], %{{.*}}
+// CHECK: bufferization.to_buffer %[[X]] {{.*}} to memref<?x4xf32, strided<[?, ?], offset: ?>>
+// CHECK: memref.alloc(%[[B]]) : memref<?x4xf32>
+// CHECK: tensor.extract_slice %{{.*}}[0, 0] [%[[B]], 2] [1, 1] : tensor<?x4xf32> to tensor<?x2xf32>
+func.func private @kernel(memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32>)
+func.func @forward(%x: tensor<64x4xf32>) -> tensor<64x2xf32> {
+  %b = bufferization.to_buffer %x read_only : tensor<64x4xf32> to memref<64x4xf32, strided<[?, ?], offset: ?>>
+  %c = memref.cast %b : memref<64x4xf32, strided<[?, ?], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  %out = memref.alloc() : memref<64x4xf32>
+  %oc = memref.cast %out : memref<64x4xf32> to memref<?x?xf32>
+  func.call @kernel(%c, %oc) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32>) -> ()
+  %t = bufferization.to_tensor %out restrict : memref<64x4xf32> to tensor<64x4xf32>
+  %s = tensor.extract_slice %t[0, 0] [64, 2] [1, 1] : tensor<64x4xf32> to tensor<64x2xf32>
+  return %s : tensor<64x2xf32>
+}
+func.func @forward_other(%x: tensor<48x4xf32>) -> tensor<48x2xf32> {
+  %b = bufferization.to_buffer %x read_only : tensor<48x4xf32> to memref<48x4xf32, strided<[?, ?], offset: ?>>
+  %c = memref.cast %b : memref<48x4xf32, strided<[?, ?], offset: ?>> to memref<?x?xf32, strided<[?, ?], offset: ?>>
+  %out = memref.alloc() : memref<48x4xf32>
+  %oc = memref.cast %out : memref<48x4xf32> to memref<?x?xf32>
+  func.call @kernel(%c, %oc) : (memref<?x?xf32, strided<[?, ?], offset: ?>>, memref<?x?xf32>) -> ()
+  %t = bufferization.to_tensor %out restrict : memref<48x4xf32> to tensor<48x4xf32>
+  %s = tensor.extract_slice %t[0, 0] [48, 2] [1, 1] : tensor<48x4xf32> to tensor<48x2xf32>
+  return %s : tensor<48x2xf32>
+}
