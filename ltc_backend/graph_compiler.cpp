@@ -221,6 +221,21 @@ LiveCodeIndex& LiveCode() {
   return *index;
 }
 
+// Keeps a fresh compile for later processes.
+void StoreInDiskCache(const std::string& dir, const std::string& key, const CompileResult& result) {
+  if (result.object.empty()) {
+    WarnCacheProblem("ltc_mlir: a compiled graph cannot be kept in the compile cache: " +
+                     result.objectError);
+    return;
+  }
+  std::string warning;
+  StoreCachedGraph(dir, key,
+                   {result.object, result.function->inputs, result.function->outputs,
+                    result.function->checkMessages},
+                   warning);
+  if (!warning.empty()) WarnCacheProblem(warning);
+}
+
 // The executable keeps the function (and its code) alive.
 std::shared_ptr<runtime::Executable> MakeExecutable(
     const std::shared_ptr<CompiledFunction>& function) {
@@ -291,14 +306,7 @@ std::optional<NativeCode> CompileGeneric(BatchFamily& family, const SingleShape&
   result.stageMs.insert(result.stageMs.begin(), {"emit", emit_ms});
   Metrics::RecordCompileStages(result.stageMs);
   Metrics::RecordBatchGeneric("compile");
-  if (!code.from_disk && !cache_dir.empty() && !result.object.empty()) {
-    std::string warning;
-    StoreCachedGraph(cache_dir, key,
-                     {result.object, result.function->inputs, result.function->outputs,
-                      result.function->checkMessages},
-                     warning);
-    if (!warning.empty()) WarnCacheProblem(warning);
-  }
+  if (!code.from_disk && !cache_dir.empty()) StoreInDiskCache(cache_dir, key, result);
   code.executable = MakeExecutable(result.function);
   code.batch_generic = true;
   // The pair's numbers, relative to the single shape.
@@ -407,19 +415,7 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   Metrics::RecordCompileStages(result.stageMs);
   if (!result.function) return code;
   RecordNativeVariant(text);
-  if (!code.from_disk && !cache_dir.empty()) {
-    if (result.object.empty()) {
-      WarnCacheProblem("ltc_mlir: a compiled graph cannot be kept in the compile cache: " +
-                       result.objectError);
-    } else {
-      std::string warning;
-      StoreCachedGraph(cache_dir, key,
-                       {result.object, result.function->inputs, result.function->outputs,
-                        result.function->checkMessages},
-                       warning);
-      if (!warning.empty()) WarnCacheProblem(warning);
-    }
-  }
+  if (!code.from_disk && !cache_dir.empty()) StoreInDiskCache(cache_dir, key, result);
   code.executable = MakeExecutable(result.function);
   LiveCode().Add(live_key, code);
   RememberSingleShape(text);

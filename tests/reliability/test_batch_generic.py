@@ -30,16 +30,16 @@ def make_mlp(inputs, hidden, outputs=5):
                                torch.nn.Linear(hidden, outputs))
 
 
-def train(batches, inputs, hidden, loss=F.cross_entropy):
+def train(batches, inputs, hidden, loss=F.cross_entropy, outputs=5):
     """SGD steps on the lazy device and on eager CPU, one per batch size;
     returns both models. Each test has its own sizes: LTC's graph cache
     outlives a test."""
-    eager = make_mlp(inputs, hidden)
+    eager = make_mlp(inputs, hidden, outputs)
     lazy = copy.deepcopy(eager).to("lazy")
     opts = [torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9) for m in (eager, lazy)]
     g = torch.Generator().manual_seed(1)
     for b in batches:
-        x, y = torch.randn(b, inputs, generator=g), torch.randint(0, 5, (b,), generator=g)
+        x, y = torch.randn(b, inputs, generator=g), torch.randint(0, outputs, (b,), generator=g)
         for m, opt, dev in ((eager, opts[0], "cpu"), (lazy, opts[1], "lazy")):
             opt.zero_grad()
             loss(m(x.to(dev)), y.to(dev)).backward()
@@ -81,18 +81,31 @@ def test_mean_squared_error_scales_its_constants_with_the_batch():
     assert m["batch_generic_compiles"] == 1 and m["batch_generic_hits"] == 2, m
 
 
-def test_a_batch_size_equal_to_another_size_does_not_stop_later_sizes():
+def test_a_batch_size_equal_to_another_size_shares_code():
     # At batch 10 the lowering merges the buffers of the batch x hidden
-    # activations and of the in_features (10) x hidden weight gradient: the
-    # pair (6, 10) is refused and 10 compiles on its own; 14 then pairs with
-    # 6 (not with the refused 10), and 18 runs the generic code.
+    # activations and of the in_features (10) x hidden weight gradient, and
+    # equal constants: the comparison gives each use its own, so the pair
+    # (6, 10) still makes code for every batch size.
     eager, lazy = train([6, 6, 10, 14, 18], inputs=10, hidden=16)
     assert_same_parameters(eager, lazy)
     m = ltc_mlir.metrics()
+    assert m["batch_generic_refusals"] == 0, m["batch_generic_refusal_reasons"]
+    assert m["batch_generic_compiles"] == 1 and m["batch_generic_hits"] == 2, m
+    assert m["compile_count"] == 3, m["compiled_graphs"]  # 6 (two steps), generic
+
+
+def test_a_refused_pair_does_not_stop_later_sizes():
+    # 64 classes: at batch 64 the log-softmax's rows and classes have one
+    # size, so its sum over the classes is taken for a batch sum and the
+    # pair (32, 64) lowers differently: refused, 64 compiles on its own.
+    # 48 then pairs with 32, and 40 runs the generic code.
+    eager, lazy = train([32, 32, 64, 48, 40], inputs=12, hidden=20, outputs=64)
+    assert_same_parameters(eager, lazy)
+    m = ltc_mlir.metrics()
     assert m["batch_generic_refusals"] == 1, m
-    assert "two lowerings have" in m["batch_generic_refusal_reasons"][0], m
+    assert "the two lowerings" in m["batch_generic_refusal_reasons"][0], m
     assert m["batch_generic_compiles"] == 1 and m["batch_generic_hits"] == 1, m
-    assert m["compile_count"] == 4, m["compiled_graphs"]  # 6 (two steps), 10, generic
+    assert m["compile_count"] == 4, m["compiled_graphs"]  # 32 (two steps), 64, generic
 
 
 def test_batch_size_one_compiles_on_its_own():

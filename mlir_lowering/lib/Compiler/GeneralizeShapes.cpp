@@ -69,7 +69,7 @@ void cloneForEachUse(Operation *op) {
 /// clone per use in both functions, such coincidences no longer change the
 /// structure. (The LLVM pipeline merges them again.)
 void unmergeLeaves(func::FuncOp func) {
-  SmallVector<Operation *> leaves;
+  SmallVector<Operation *> fills, leaves;
   func.walk([&](Operation *op) {
     bool leaf = isa<arith::ConstantOp, tensor::EmptyOp>(op) &&
                 op->getNumOperands() == 0;
@@ -80,16 +80,14 @@ void unmergeLeaves(func::FuncOp func) {
                return def && isa<arith::ConstantOp, tensor::EmptyOp>(def);
              });
     if (leaf && op->getNumResults() == 1 && !op->getResult(0).hasOneUse())
-      leaves.push_back(op);
+      (isa<linalg::FillOp>(op) ? fills : leaves).push_back(op);
   });
-  // Fills first: their clones then share the leaves they read, which are
-  // cloned next.
-  for (Operation *op : llvm::reverse(leaves))
-    if (isa<linalg::FillOp>(op))
-      cloneForEachUse(op);
+  // Fills first (they are erased): their clones then share the leaves they
+  // read, which are cloned next.
+  for (Operation *op : fills)
+    cloneForEachUse(op);
   for (Operation *op : leaves)
-    if (!isa<linalg::FillOp>(op))
-      cloneForEachUse(op);
+    cloneForEachUse(op);
 }
 
 bool hasDynamicStrides(MemRefType type) {

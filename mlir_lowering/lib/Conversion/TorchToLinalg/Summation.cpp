@@ -399,6 +399,15 @@ SmallVector<Value> createSum(OpBuilder &b, Location loc,
                              ArrayRef<int64_t> reducedDims, ValueRange inputs,
                              ArrayRef<AffineMap> inputMaps, TypeRange accTypes,
                              SumTermFn term) {
+  SumNest nest;
+  nest.shape = llvm::to_vector(loopShape);
+  nest.reduced.assign(loopShape.size(), false);
+  for (int64_t d : reducedDims)
+    nest.reduced[d] = true;
+  nest.inputs = llvm::to_vector(inputs);
+  nest.maps = llvm::to_vector(inputMaps);
+  for (unsigned d = 0; d < loopShape.size(); ++d)
+    nest.origins.push_back(LoopOrigin{{{d, 1}}, 0});
   // Code for every batch size: the structure must not depend on B. The
   // reduced loops that scale with it are summed plainly, after the others.
   if (int64_t batch = genericBatchSize(b);
@@ -416,21 +425,12 @@ SmallVector<Value> createSum(OpBuilder &b, Location loc,
     SmallVector<int64_t> batchDims, otherDims;
     for (int64_t d : reducedDims)
       (scales(loopShape[d]) ? batchDims : otherDims).push_back(d);
+    if (!batchDims.empty() && otherDims.empty())
+      return emitSum(b, loc, nest, accTypes, term);
     if (!batchDims.empty()) {
-      SumNest plain;
-      if (otherDims.empty()) {
-        plain.shape = llvm::to_vector(loopShape);
-        plain.reduced.assign(loopShape.size(), false);
-        for (int64_t d : reducedDims)
-          plain.reduced[d] = true;
-        plain.inputs = llvm::to_vector(inputs);
-        plain.maps = llvm::to_vector(inputMaps);
-        for (unsigned d = 0; d < loopShape.size(); ++d)
-          plain.origins.push_back(LoopOrigin{{{d, 1}}, 0});
-        return emitSum(b, loc, plain, accTypes, term);
-      }
       SmallVector<Value> partials = createSum(
           b, loc, loopShape, otherDims, inputs, inputMaps, accTypes, term);
+      SumNest plain;
       for (int64_t d = 0; d < int64_t(loopShape.size()); ++d) {
         if (llvm::is_contained(otherDims, d))
           continue;
@@ -448,15 +448,6 @@ SmallVector<Value> createSum(OpBuilder &b, Location loc,
                      });
     }
   }
-  SumNest nest;
-  nest.shape = llvm::to_vector(loopShape);
-  nest.reduced.assign(loopShape.size(), false);
-  for (int64_t d : reducedDims)
-    nest.reduced[d] = true;
-  nest.inputs = llvm::to_vector(inputs);
-  nest.maps = llvm::to_vector(inputMaps);
-  for (unsigned d = 0; d < loopShape.size(); ++d)
-    nest.origins.push_back(LoopOrigin{{{d, 1}}, 0});
   // Empty loops: nothing to split (the sum is zero or the result empty).
   if (llvm::is_contained(loopShape, 0))
     return emitSum(b, loc, nest, accTypes, term);
