@@ -56,16 +56,23 @@ def test_batched_pinv_matches_eager(hermitian, dtype):
         A = A + A.transpose(-2, -1)
     cot = torch.randn(A.shape[:-2] + (A.shape[-1], A.shape[-2]), generator=g, dtype=dtype)
     results = []
-    for device in ("cpu", "lazy"):
-        a = A.to(device).requires_grad_()
+    for device, kind in (("cpu", dtype), ("lazy", dtype), ("cpu", torch.float64)):
+        a = A.to(kind).to(device).requires_grad_()
         p = torch.linalg.pinv(a, hermitian=hermitian)
-        (ga,) = torch.autograd.grad((p * cot.to(device)).sum(), [a])
+        (ga,) = torch.autograd.grad((p * cot.to(kind).to(device)).sum(), [a])
         if device == "lazy":
             ltc_mlir.reset_metrics()
             torch._lazy.mark_step()
         results.append([p.detach().cpu(), ga.cpu()])
     tol = 1e-4 if dtype == torch.float32 else 1e-9
-    for e, l in zip(*results):
-        torch.testing.assert_close(l, e, rtol=tol, atol=tol)
+    for e, l, exact in zip(*results):
+        # Close to eager, or at least as close to the float64 result as
+        # eager is: the f32 gradient through eigh amplifies rounding by
+        # 1/|eigenvalue|, and eager's own f32 error differs between CPUs
+        # (5e-3 on an Intel Xeon, where ours was 1.4e-4).
+        if not torch.allclose(l, e, rtol=tol, atol=tol):
+            ours = (l.double() - exact).abs().max()
+            eagers = (e.double() - exact).abs().max()
+            assert ours <= eagers + tol, (float(ours), float(eagers))
     assert_all_native()
     assert eager_fallback_ops() == []
