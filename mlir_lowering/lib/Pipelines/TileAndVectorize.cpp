@@ -1,6 +1,6 @@
 //===- TileAndVectorize.cpp - tile linalg ops for threads and SIMD --------===//
 //
-// Per linalg op on tensors with static shapes:
+// Per linalg op on tensors:
 //  1. outer tiles as `scf.forall` (later scf.parallel -> omp.wsloop), sized so
 //     there are several chunks per thread and the K x NR panel of the vector
 //     operand of a contraction stays in L2; ops too small to pay for waking
@@ -19,7 +19,9 @@
 // op, so the epilogue runs on the accumulators before the only store
 // (values of the chain that are also returned are yielded by the loops).
 // Tile sizes are chosen to divide the loop ranges, so every tile is static
-// and needs no masking.
+// and needs no masking. An op with dynamic loops (code for every batch size)
+// is first tiled by 1 along them (peelDynamicDims); the static op inside is
+// then planned as above, without parallel tiles of its own.
 //
 //===----------------------------------------------------------------------===//
 
