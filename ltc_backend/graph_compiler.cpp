@@ -309,12 +309,11 @@ std::optional<NativeCode> CompileGeneric(BatchFamily& family, const SingleShape&
   if (!code.from_disk && !cache_dir.empty()) StoreInDiskCache(cache_dir, key, result);
   code.executable = MakeExecutable(result.function);
   code.batch_generic = true;
-  // The pair's numbers, relative to the single shape.
-  BatchMatch relative = *MatchBatchSizes(single.split, split);
-  family.generics.push_back({single.split, relative, std::make_shared<NativeCode>(code)});
+  // Later graphs are compared with the single shape (`match` is relative to it).
+  family.generics.push_back({single.split, match, std::make_shared<NativeCode>(code)});
   if (DebugEnabled())
     std::cerr << "ltc_mlir: compiled one graph for every batch size (from batch sizes "
-              << relative.first << " and " << relative.second << ")" << std::endl;
+              << match.first << " and " << match.second << ")" << std::endl;
   return code;
 }
 
