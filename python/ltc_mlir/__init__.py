@@ -29,8 +29,8 @@ from .export import ExportError  # noqa: F401
 __all__ = ["init", "metrics", "reset_metrics", "metrics_report", "set_dump_dir", "get_dump_dir",
            "set_reproducer_dir", "get_reproducer_dir", "set_disabled_ops", "get_disabled_ops",
            "set_cache_dir", "get_cache_dir", "set_cache_max_bytes", "set_debug",
-           "set_shape_variant_limit", "get_shape_variant_limit", "set_pipelined",
-           "get_pipelined", "export", "ExportError", "distributed"]
+           "set_shape_variant_limit", "get_shape_variant_limit", "set_batch_generic",
+           "set_pipelined", "get_pipelined", "export", "ExportError", "distributed"]
 
 _directories_checked = False
 
