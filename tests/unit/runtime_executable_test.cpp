@@ -97,6 +97,40 @@ TEST(RuntimeExecutable, RejectsNullBuffer) {
                std::invalid_argument);
 }
 
+// Code for every batch size: a dynamic size is given per call and reaches
+// the descriptor; static sizes are checked, missing sizes rejected.
+TEST(RuntimeExecutable, DynamicSizesComeFromEachCall) {
+  Executable exe(&fakeEntry,
+                 {{ArgKind::Tensor, {kDynamicSize, 3}}, {ArgKind::Int, {}},
+                  {ArgKind::Float, {}}, {ArgKind::Tensor, {}}},
+                 {{ArgKind::Tensor, {kDynamicSize, 3}}}, nullptr);
+  EXPECT_TRUE(exe.hasDynamicSizes());
+  EXPECT_FALSE(makeExecutable().hasDynamicSizes());
+  std::vector<float> in = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, out(12, -1.f);
+  float shift = 0;
+  const int64_t fourRows[] = {4, 3};
+  exe.run({Arg::tensor(in.data(), fourRows), Arg::integer(1), Arg::floating(1.0),
+           Arg::tensor(&shift)},
+          {Arg::tensor(out.data(), fourRows)});
+  for (int i = 0; i < 12; ++i)
+    EXPECT_FLOAT_EQ(out[i], in[i] + 1.0f) << "element " << i;
+  const int64_t wrongColumns[] = {4, 2};
+  try {
+    exe.run({Arg::tensor(in.data(), wrongColumns), Arg::integer(1),
+             Arg::floating(1.0), Arg::tensor(&shift)},
+            {Arg::tensor(out.data(), fourRows)});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument &e) {
+    EXPECT_NE(std::string(e.what()).find("has shape [4, 2], the code takes [?, 3]"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(exe.run({Arg::tensor(in.data()), Arg::integer(1),
+                        Arg::floating(1.0), Arg::tensor(&shift)},
+                       {Arg::tensor(out.data(), fourRows)}),
+               std::invalid_argument);
+}
+
 TEST(RuntimeExecutable, RejectsNullEntry) {
   EXPECT_THROW(Executable(nullptr, {}, {}, nullptr), std::invalid_argument);
 }
