@@ -363,7 +363,7 @@ std::optional<NativeCode> BatchGenericCode(const std::string& text, const Compil
 }  // namespace
 
 NativeCode CompileEmitted(const std::string& emitted_text, const std::string& name,
-                          double emit_ms, bool allow_defer) {
+                          double emit_ms, bool allow_defer, bool allow_batch_generic) {
   // What is compiled and keys both caches: graphs LTC tells apart by its
   // own hash often emit the same module up to SSA numbering and repeated
   // pure ops (the same training step traced again). Same signature, so the
@@ -393,7 +393,7 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   };
   const std::string cache_dir = GetCacheDir();
   options.keepObject = !cache_dir.empty();
-  if (BatchGenericEnabled()) {
+  if (allow_batch_generic && BatchGenericEnabled()) {
     std::optional<NativeCode> generic = BatchGenericCode(text, options, emit_ms);
     if (generic) return *generic;
   }
@@ -471,7 +471,8 @@ void CompileComputation(MlirComputation& comp) {
     return FallBack(comp, Join(emitted.reasons, "; "), emitted.unsupported_ops);
   }
 
-  NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms, /*allow_defer=*/true);
+  NativeCode code = CompileEmitted(emitted.text, comp.name, emit_ms, /*allow_defer=*/true,
+                                   /*allow_batch_generic=*/true);
   if (comp.trace_summary) {
     ExplainToUser(comp, code.deferred ? " [not compiled yet: a new shape of a graph compiled in "
                                         "enough shapes, run by the fallback until it recurs]"
@@ -495,7 +496,8 @@ void CompileComputation(MlirComputation& comp) {
 void CompileDeferred(MlirComputation& comp) {
   std::lock_guard<std::mutex> lock(comp.deferred_mutex);
   if (!comp.deferred) return;
-  NativeCode code = CompileEmitted(comp.deferred_module, comp.name, 0.0);
+  NativeCode code = CompileEmitted(comp.deferred_module, comp.name, 0.0, /*allow_defer=*/false,
+                                   /*allow_batch_generic=*/true);
   AdoptCode(comp, code);
   comp.deferred = false;
 }

@@ -31,8 +31,12 @@ struct NativeCode {
   // Code for every batch size (batch_families.h), compiled or run anew.
   bool batch_generic = false;
 };
+// allow_batch_generic: the caller runs code with dynamic sizes (PrepareNative
+// passes each buffer's sizes), so code for every batch size may serve it
+// (batch_families.h); the partitioned graphs' segments do not.
 NativeCode CompileEmitted(const std::string& module_text, const std::string& name,
-                          double emit_ms, bool allow_defer = false);
+                          double emit_ms, bool allow_defer = false,
+                          bool allow_batch_generic = false);
 
 // Compiles a graph whose compile was deferred (its shape recurred).
 void CompileDeferred(MlirComputation& comp);

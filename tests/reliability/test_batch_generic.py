@@ -190,3 +190,18 @@ def test_bad_environment_variable_is_reported_at_init():
     with pytest.raises(AssertionError, match="ValueError: LTC_MLIR_BATCH_GENERIC must be 0 or "
                        "1, got 'yes'"):
         run_isolated("emit(1)", env={"LTC_MLIR_BATCH_GENERIC": "yes"})
+
+
+def test_segments_of_a_partitioned_graph_compile_per_shape(disabled_ops):
+    # A graph with an op that cannot compile runs as native segments around
+    # it; their runner passes static shapes, so segments never get code for
+    # every batch size (it raised "compiled for [-1, 7]").
+    disabled_ops("frac")
+    for n in (4, 6, 9):
+        x = torch.randn(n, 7)
+        lazy = (torch.frac(x.to("lazy") * 3.0) + 1.0).exp().sum(0)
+        torch._lazy.mark_step()
+        assert_close((torch.frac(x * 3.0) + 1.0).exp().sum(0), lazy.cpu())
+    m = ltc_mlir.metrics()
+    assert m["batch_generic_compiles"] == 0 and m["batch_generic_hits"] == 0, m
+    assert m["fallback_ops"].get("aten::frac", 0) == 3, m["fallback_ops"]
