@@ -256,14 +256,13 @@ std::string FamilyKey(const NumberedText& split) {
 }
 
 // A graph compiled on its own: a shape its family's next ones may pair with.
-void RememberSingleShape(const std::string& text) {
-  if (!BatchGenericEnabled()) return;
-  NumberedText split = SplitNumbers(text);
+void RememberSingleShape(const std::string& text, const NumberedText& split,
+                         const std::string& family_key) {
   std::lock_guard<std::mutex> lock(BatchFamiliesMutex());
-  BatchFamily& family = GetBatchFamily(FamilyKey(split));
+  BatchFamily& family = GetBatchFamily(family_key);
   for (const SingleShape& single : family.singles)
     if (single.text == text) return;
-  family.singles.push_back({text, std::move(split)});
+  family.singles.push_back({text, split});
   if (family.singles.size() > kMaxSingles) family.singles.erase(family.singles.begin());
 }
 
@@ -321,11 +320,11 @@ std::optional<NativeCode> CompileGeneric(BatchFamily& family, const SingleShape&
 // code of its family that `text` is an instance of, else generic code
 // built from `text` and a single shape it pairs with. nullopt: compile
 // `text` on its own.
-std::optional<NativeCode> BatchGenericCode(const std::string& text, const CompileOptions& options,
-                                           double emit_ms) {
-  NumberedText split = SplitNumbers(text);
+std::optional<NativeCode> BatchGenericCode(const std::string& text, const NumberedText& split,
+                                           const std::string& family_key,
+                                           const CompileOptions& options, double emit_ms) {
   std::lock_guard<std::mutex> lock(BatchFamiliesMutex());
-  BatchFamily& family = GetBatchFamily(FamilyKey(split));
+  BatchFamily& family = GetBatchFamily(family_key);
   for (const GenericShapes& generic : family.generics) {
     if (!InstanceBatchSize(generic.first_split, generic.match, split)) {
       if (DebugEnabled())
@@ -393,8 +392,16 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   };
   const std::string cache_dir = GetCacheDir();
   options.keepObject = !cache_dir.empty();
-  if (allow_batch_generic && BatchGenericEnabled()) {
-    std::optional<NativeCode> generic = BatchGenericCode(text, options, emit_ms);
+  // The module split into its numbers, once per compile (batch_families.h).
+  std::optional<NumberedText> split;
+  std::string family_key;
+  if (BatchGenericEnabled()) {
+    split = SplitNumbers(text);
+    family_key = FamilyKey(*split);
+  }
+  if (allow_batch_generic && split) {
+    std::optional<NativeCode> generic =
+        BatchGenericCode(text, *split, family_key, options, emit_ms);
     if (generic) return *generic;
   }
   std::string key = cache_dir.empty() ? "" : CacheKey(text, options);
@@ -417,7 +424,7 @@ NativeCode CompileEmitted(const std::string& emitted_text, const std::string& na
   if (!code.from_disk && !cache_dir.empty()) StoreInDiskCache(cache_dir, key, result);
   code.executable = MakeExecutable(result.function);
   LiveCode().Add(live_key, code);
-  RememberSingleShape(text);
+  if (split) RememberSingleShape(text, *split, family_key);
   return code;
 }
 
